@@ -1,0 +1,1 @@
+"""The game: pure math, values and the Player aggregate. Imports no infrastructure."""

@@ -1,0 +1,59 @@
+"""Errors named for the game rule they protect. Mapped to HTTP in one place (infrastructure)."""
+
+from __future__ import annotations
+
+
+class RuleViolation(Exception):
+    """A request that would break a rule. It changes nothing."""
+
+    code = "rule_violation"
+
+
+class InvalidStake(RuleViolation):
+    code = "invalid_stake"
+
+
+class InvalidAmount(RuleViolation):
+    code = "invalid_amount"
+
+
+class InsufficientFunds(RuleViolation):
+    code = "insufficient_funds"
+
+
+class UnknownModelVersion(RuleViolation):
+    code = "unknown_model_version"
+
+
+class InvalidPlayerId(RuleViolation):
+    code = "invalid_player_id"
+
+
+class PlayerExists(RuleViolation):
+    code = "player_exists"
+
+
+class PlayerNotFound(RuleViolation):
+    code = "player_not_found"
+
+
+class SessionNotFound(RuleViolation):
+    code = "session_not_found"
+
+
+class SessionClosed(RuleViolation):
+    code = "session_closed"
+
+
+class RoundNotFound(RuleViolation):
+    code = "round_not_found"
+
+
+class RequestIdReused(RuleViolation):
+    """The same request_id came back with a different body."""
+
+    code = "request_id_reused"
+
+
+class InvalidRequestId(RuleViolation):
+    code = "invalid_request_id"

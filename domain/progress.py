@@ -1,0 +1,65 @@
+"""The Spin Progress meter and the two bonus multipliers: what a player carries between rounds.
+
+Multipliers are held in halves (2 = x1.0, 3 = x1.5, ... 6 = x3.0) so that no float touches money.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from domain.board import BOOSTER_LEVEL, LEVEL_SPINS, MAX_LEVEL
+
+X1 = 2  # x1.0 in halves
+X1_5 = 3  # x1.5: where both multipliers start and return to at level 5
+X3 = 6  # x3.0: the boost cap
+
+
+@dataclass(frozen=True)
+class Progress:
+    level: int = 0
+    spins_to_next_level: int | None = LEVEL_SPINS[0]
+    hold_and_win_halves: int = X1
+    free_spins_halves: int = X1
+
+    @property
+    def hold_and_win_multiplier(self) -> float:
+        return self.hold_and_win_halves / 2
+
+    @property
+    def free_spins_multiplier(self) -> float:
+        return self.free_spins_halves / 2
+
+
+NEW_PLAYER = Progress()
+
+
+def unlock_if_due(progress: Progress) -> tuple[Progress, int | None]:
+    """Step 2 of a normal spin: a counter that reached 0 on the previous spin unlocks a level."""
+    if progress.level >= MAX_LEVEL or progress.spins_to_next_level != 0:
+        return progress, None
+    level = progress.level + 1
+    counter = LEVEL_SPINS[level] if level < MAX_LEVEL else None
+    if level >= BOOSTER_LEVEL:
+        return Progress(level, counter, X1_5, X1_5), level
+    return replace(progress, level=level, spins_to_next_level=counter), level
+
+
+def count_spin(progress: Progress) -> Progress:
+    """Step 11: the meter counts a normal-game spin (it stays full at level 5)."""
+    if progress.spins_to_next_level is None or progress.spins_to_next_level == 0:
+        return progress
+    return replace(progress, spins_to_next_level=progress.spins_to_next_level - 1)
+
+
+def state_progress(level: int, hw_halves: int = X1, fs_halves: int = X1) -> Progress:
+    """A round-starting state (for the simulator and the rules document): meter not due."""
+    if not 0 <= level <= MAX_LEVEL:
+        raise ValueError(f"level must be 0..{MAX_LEVEL}")
+    if level < BOOSTER_LEVEL:
+        if (hw_halves, fs_halves) != (X1, X1):
+            raise ValueError("bonus multipliers are x1 below level 5")
+        return Progress(level, LEVEL_SPINS[level], X1, X1)
+    for halves in (hw_halves, fs_halves):
+        if not X1_5 <= halves <= X3:
+            raise ValueError("level-5 multipliers are 1.5, 2, 2.5 or 3")
+    return Progress(level, None, hw_halves, fs_halves)

@@ -1,0 +1,1 @@
+"""Adapters: persistence, HTTP API, CLI, settings, logging. The composition root is bootstrap.py."""

@@ -1,0 +1,41 @@
+"""What the HTTP API and the CLI ask of the application. The composition root supplies it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class SessionRef:
+    session_id: str
+    player_id: str
+    open: bool
+
+
+class GameService(Protocol):
+    """Commands raise the errors of domain.errors; they never half-apply."""
+
+    def register_player(self, player_id: str) -> None: ...
+
+    def deposit(self, player_id: str, amount: int, request_id: str) -> int: ...
+
+    def withdraw(self, player_id: str, amount: int, request_id: str) -> int: ...
+
+    def open_session(self, player_id: str) -> tuple[str, str]:
+        """(session_id, token). The token is shown once; only its hash is stored."""
+        ...
+
+    def session_for_token(self, token: str) -> SessionRef | None:
+        """The session a player token belongs to (None if no session has that token)."""
+        ...
+
+    def spin(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
+        """The whole round, settled, as CONTRACT.md's round (domain.recall.round_view)."""
+        ...
+
+    def close_session(self, session_id: str) -> dict[str, Any]:
+        """{session_id, spins, staked, won, net}; closing twice answers the same summary."""
+        ...
+
+    def player_state(self, player_id: str) -> dict[str, Any]: ...
