@@ -1,0 +1,27 @@
+"""The FastAPI app factory. It builds nothing but the web layer: the composition root
+(infrastructure/bootstrap.py) hands it the service and read models through HttpDeps."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from infrastructure.http import routes_operator, routes_play, routes_public, routes_reads
+from infrastructure.http.deps import HttpDeps
+from infrastructure.http.errors import install_error_handlers
+from infrastructure.http.middleware import RequestContext
+from infrastructure.http.ratelimit import RateLimiter
+
+
+def create_app(deps: HttpDeps) -> FastAPI:
+    app = FastAPI(
+        title="Pumpkin RGS",
+        version="0.1.0",
+        description="Remote game server for one Halloween video slot. Money in minor units.",
+    )
+    app.state.deps = deps
+    app.state.limiter = RateLimiter(deps.rate_limit_per_second)
+    install_error_handlers(app, deps.metrics)
+    for module in (routes_public, routes_operator, routes_play, routes_reads):
+        app.include_router(module.router)
+    app.add_middleware(RequestContext, metrics=deps.metrics, max_body_bytes=deps.max_body_bytes)
+    return app

@@ -1,0 +1,98 @@
+"""Who is asking: the operator key, the auditor key, or a player's session token.
+
+Keys are compared in constant time. A token whose session is closed still names its session, so
+its own spin endpoint can answer 409 session_closed; everywhere else it is refused with 401.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+import structlog
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
+
+from domain.errors import SessionClosed
+from infrastructure.http.deps import Deps
+from infrastructure.http.errors import ApiError, forbidden, unauthorized
+from infrastructure.http.ratelimit import RateLimiter
+from infrastructure.ports import SessionRef
+
+Role = Literal["operator", "auditor", "player"]
+_bearer = HTTPBearer(auto_error=False, description="operator key, auditor key or session token")
+
+
+@dataclass(frozen=True)
+class Caller:
+    role: Role
+    session: SessionRef | None = None
+
+    def may_read_player(self, player_id: str) -> None:
+        if self.role != "player":
+            return
+        self._live_player()
+        if self.session is None or self.session.player_id != player_id:
+            raise forbidden("a session token reaches only its own player")
+
+    def may_change_money(self) -> None:
+        if self.role != "operator":
+            self._live_player()
+            raise forbidden("only the operator moves money, adds players or opens sessions")
+
+    def may_spin(self, session_id: str) -> None:
+        if self.role != "player":
+            raise forbidden("only the session's own token plays")
+        if self.session is None or self.session.session_id != session_id:
+            self._live_player()
+            raise forbidden("a session token plays only its own session")
+        if not self.session.open:
+            raise SessionClosed("this session is closed")
+
+    def may_close(self, session_id: str) -> None:
+        if self.role == "operator":
+            return
+        if self.role == "auditor":
+            raise forbidden("the auditor changes nothing")
+        self._live_player()
+        if self.session is None or self.session.session_id != session_id:
+            raise forbidden("a session token closes only its own session")
+
+    def may_audit(self) -> None:
+        if self.role != "auditor":
+            self._live_player()
+            raise forbidden("verification is the auditor's")
+
+    def _live_player(self) -> None:
+        if self.role == "player" and (self.session is None or not self.session.open):
+            raise unauthorized("this session is closed; its token is no longer valid")
+
+
+async def _caller(
+    request: Request,
+    deps: Deps,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Caller:
+    if credentials is None or not credentials.credentials:
+        raise unauthorized()
+    secret = credentials.credentials
+    limiter: RateLimiter = request.app.state.limiter
+    if not limiter.allow(hashlib.blake2b(secret.encode(), digest_size=16).hexdigest()):
+        raise ApiError("rate_limited", "too many requests", {"Retry-After": "1"})
+    if hmac.compare_digest(secret.encode(), deps.operator_key.encode()):
+        structlog.contextvars.bind_contextvars(role="operator")
+        return Caller("operator")
+    if hmac.compare_digest(secret.encode(), deps.auditor_key.encode()):
+        structlog.contextvars.bind_contextvars(role="auditor")
+        return Caller("auditor")
+    session = await run_in_threadpool(deps.service.session_for_token, secret)
+    if session is None:
+        raise unauthorized()
+    structlog.contextvars.bind_contextvars(role="player", player_id=session.player_id)
+    return Caller("player", session)
+
+
+CallerDep = Annotated[Caller, Depends(_caller)]

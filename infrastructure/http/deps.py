@@ -1,0 +1,43 @@
+"""What the routes are given by the composition root, and the `Annotated` aliases they use."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Protocol
+
+from fastapi import Depends, Request
+
+from infrastructure.http.metrics import Metrics
+from infrastructure.ports import GameService
+
+
+class RoundReads(Protocol):
+    """The rounds read model (game recall), with read-your-writes for a round just played."""
+
+    def player_rounds(
+        self, player_id: str, limit: int, before: str | None
+    ) -> list[dict[str, Any]]: ...
+
+    def round(self, round_id: str) -> dict[str, Any] | None: ...
+
+
+@dataclass(frozen=True)
+class HttpDeps:
+    service: GameService
+    rounds: RoundReads
+    verify_player: Callable[[str], dict[str, Any]]
+    rules_document: Callable[[], dict[str, Any]]
+    operator_key: str
+    auditor_key: str
+    metrics: Metrics
+    max_body_bytes: int = 64 * 1024
+    rate_limit_per_second: int = 0
+
+
+def _deps(request: Request) -> HttpDeps:
+    deps: HttpDeps = request.app.state.deps
+    return deps
+
+
+Deps = Annotated[HttpDeps, Depends(_deps)]

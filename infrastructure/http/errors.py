@@ -1,0 +1,138 @@
+"""The ONE mapping from named errors to HTTP answers: `{"error": {"code", "message"}}`."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from domain.errors import RuleViolation
+from infrastructure.http.metrics import Metrics
+from infrastructure.logging import get_logger
+
+STATUS_BY_CODE: dict[str, int] = {
+    "player_exists": 409,
+    "insufficient_funds": 409,
+    "session_closed": 409,
+    "request_id_reused": 409,
+    "invalid_stake": 422,
+    "invalid_amount": 422,
+    "invalid_player_id": 422,
+    "invalid_request_id": 422,
+    "invalid_request": 422,
+    "unknown_model_version": 422,
+    "player_not_found": 404,
+    "session_not_found": 404,
+    "round_not_found": 404,
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "unauthorized": 401,
+    "forbidden": 403,
+    "payload_too_large": 413,
+    "rate_limited": 429,
+    "store_unavailable": 503,
+}
+RETRY_AFTER_SECONDS = "1"
+
+log = get_logger("pumpkin.http")
+
+
+class ApiError(Exception):
+    """An answer the HTTP layer itself decides (credentials, roles, limits, store outages)."""
+
+    def __init__(self, code: str, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.headers = headers or {}
+
+
+def unauthorized(message: str = "missing or unknown credentials") -> ApiError:
+    return ApiError("unauthorized", message, {"WWW-Authenticate": "Bearer"})
+
+
+def forbidden(message: str = "this role may not do that") -> ApiError:
+    return ApiError("forbidden", message)
+
+
+def error_response(code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    status = STATUS_BY_CODE.get(code, 400 if code else 500)
+    if status == 503:
+        headers = {**(headers or {}), "Retry-After": RETRY_AFTER_SECONDS}
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+    )
+
+
+def store_outage_types() -> tuple[type[Exception], ...]:
+    """Exceptions that mean the store is down or busy: answer 503 (the client may retry)."""
+    import psycopg
+    import psycopg_pool
+    from eventsourcing import persistence
+
+    return (
+        sqlite3.OperationalError,
+        psycopg.OperationalError,
+        psycopg.InterfaceError,
+        psycopg_pool.PoolTimeout,
+        persistence.OperationalError,
+        persistence.InterfaceError,
+        # A concurrent write won the race and the application gave up retrying.
+        persistence.IntegrityError,
+    )
+
+
+def _validation_message(errors: Any) -> str:
+    parts = []
+    for err in list(errors)[:5]:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or "invalid request"
+
+
+def install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
+    def answer(code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+        metrics.errors.labels(code).inc()
+        return error_response(code, message, headers)
+
+    async def rule_violation(_request: Request, exc: Exception) -> JSONResponse:
+        code = getattr(exc, "code", "rule_violation")
+        return answer(code, str(exc) or code.replace("_", " "))
+
+    async def api_error(_request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ApiError)  # registered for this type only
+        return answer(exc.code, exc.message, exc.headers)
+
+    async def invalid_request(_request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        return answer("invalid_request", _validation_message(exc.errors()))
+
+    async def http_error(_request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_request")
+        response = answer(code, str(exc.detail))
+        response.status_code = exc.status_code
+        return response
+
+    async def store_outage(_request: Request, exc: Exception) -> JSONResponse:
+        log.warning("store_unavailable", error=type(exc).__name__, detail=str(exc)[:200])
+        metrics.store_outage(exc)
+        return answer("store_unavailable", "the store is unavailable, retry shortly")
+
+    async def defect(_request: Request, exc: Exception) -> JSONResponse:
+        log.error("defect", exc_info=exc)
+        response = answer("internal_error", "an internal error; it has been logged")
+        response.status_code = 500
+        return response
+
+    app.add_exception_handler(RuleViolation, rule_violation)
+    app.add_exception_handler(ApiError, api_error)
+    app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    for outage in store_outage_types():
+        app.add_exception_handler(outage, store_outage)
+    app.add_exception_handler(Exception, defect)

@@ -1,0 +1,128 @@
+"""One pure-ASGI middleware around every request: a request id, the log context, the body size
+limit, the latency histogram and one access log line. (Pure ASGI: BaseHTTPMiddleware costs more.)
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+import structlog
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from infrastructure.http.metrics import Metrics
+from infrastructure.logging import get_logger
+
+log = get_logger("pumpkin.http")
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class RequestContext:
+    def __init__(self, app: ASGIApp, metrics: Metrics, max_body_bytes: int) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        headers = dict(scope.get("headers") or ())
+        request_id = _safe_request_id(headers.get(b"x-request-id")) or uuid.uuid4().hex
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(request_id=request_id)
+        status = {"code": 500, "started": False}
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+                status["started"] = True
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-request-id", request_id.encode()),
+                ]
+            await send(message)
+
+        try:
+            if _declared_length(headers) > self.max_body_bytes:
+                await self._too_large(send_with_id)
+            else:
+                await self.app(scope, self._limited(receive), send_with_id)
+        except BodyTooLarge:
+            if status["started"]:
+                raise
+            await self._too_large(send_with_id)
+        finally:
+            self._record(scope, int(status["code"]), time.perf_counter() - started)
+            structlog.contextvars.clear_contextvars()
+
+    def _limited(self, receive: Receive) -> Receive:
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body_bytes:
+                    raise BodyTooLarge
+            return message
+
+        return limited
+
+    async def _too_large(self, send: Send) -> None:
+        self.metrics.errors.labels("payload_too_large").inc()
+        body = json.dumps(
+            {
+                "error": {
+                    "code": "payload_too_large",
+                    "message": f"a request body is at most {self.max_body_bytes} bytes",
+                }
+            }
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    def _record(self, scope: Scope, status: int, seconds: float) -> None:
+        route: Any = scope.get("route")
+        template = getattr(route, "path", None) or "unmatched"
+        method = scope.get("method", "")
+        self.metrics.requests.labels(method, template, str(status)).inc()
+        self.metrics.latency.labels(method, template).observe(seconds)
+        log.info(
+            "http_request",
+            method=method,
+            route=template,
+            status=status,
+            ms=round(seconds * 1000, 2),
+        )
+
+
+def _declared_length(headers: dict[bytes, bytes]) -> int:
+    try:
+        return int(headers.get(b"content-length", b"0"))
+    except ValueError:
+        return 0
+
+
+def _safe_request_id(raw: bytes | None) -> str | None:
+    """A caller's X-Request-ID, if it is short and printable (it goes into logs and headers)."""
+    if not raw or len(raw) > 128:
+        return None
+    text = raw.decode("latin-1")
+    return text if text.isprintable() and text.isascii() else None

@@ -1,0 +1,117 @@
+"""Request and answer bodies of CONTRACT.md. Money fields are strict integers: 10.5, "10" and
+true are refused (422 invalid_request) before any rule is asked. Range and format rules
+(amount > 0, a valid player or request id) are checked by `checks.py` and answer their own codes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class NewPlayer(Body):
+    player_id: StrictStr
+
+
+class MoneyMovement(Body):
+    amount: StrictInt
+    request_id: StrictStr
+
+
+class SpinRequest(Body):
+    stake: StrictInt
+    request_id: StrictStr
+
+
+class Empty(Body):
+    """`{}`; unknown fields are ignored."""
+
+
+class Health(BaseModel):
+    status: str
+
+
+class PlayerCreated(BaseModel):
+    player_id: str
+
+
+class Balance(BaseModel):
+    balance: int
+
+
+class SessionOpened(BaseModel):
+    session_id: str
+    token: str
+
+
+class SessionSummary(BaseModel):
+    session_id: str
+    spins: int
+    staked: int
+    won: int
+    net: int
+
+
+class PlayerState(BaseModel):
+    player_id: str
+    balance: int
+    level: int
+    spins_to_next_level: int | None
+    hold_and_win_multiplier: float
+    free_spins_multiplier: float
+
+
+class Round(BaseModel):
+    """A settled round, exactly as the spin answered it (domain.recall.round_view)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    round_id: str
+    player_id: str
+    session_id: str
+    stake: int
+    total_win: int
+    balance_before: int
+    balance_after: int
+    level_before: int
+    level_after: int
+    seed: str
+    model_version: str
+    max_win_hit: bool
+    steps: list[dict[str, Any]]
+    events: list[str]
+
+
+class RoundSummary(BaseModel):
+    """One line of a player's history; GET /rounds/{round_id} gives the whole round."""
+
+    model_config = ConfigDict(extra="allow")
+
+    round_id: str
+
+
+class RoundsPage(BaseModel):
+    rounds: list[RoundSummary]
+
+
+class VerifyReport(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    ok: bool
+    events_checked: int
+    rounds_rederived: int
+    problems: list[Any]
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail

@@ -1,0 +1,64 @@
+"""The operator's back office: players, money and opening sessions."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import structlog
+from fastapi import APIRouter, Body, Depends
+
+from infrastructure.http import checks
+from infrastructure.http.auth import CallerDep
+from infrastructure.http.deps import Deps
+from infrastructure.http.models import (
+    Balance,
+    Empty,
+    ErrorBody,
+    MoneyMovement,
+    NewPlayer,
+    PlayerCreated,
+    SessionOpened,
+)
+
+ERRORS = {code: {"model": ErrorBody} for code in (401, 403, 404, 409, 422, 429, 503)}
+router = APIRouter(tags=["operator"], responses=ERRORS)  # type: ignore[arg-type]
+
+
+async def player_in_path(player_id: str) -> str:
+    """The path's player id, bound to every log line of the request."""
+    structlog.contextvars.bind_contextvars(player_id=player_id)
+    return player_id
+
+
+PlayerId = Annotated[str, Depends(player_in_path)]
+OptionalEmpty = Annotated[Empty | None, Body()]
+
+
+@router.post("/players", status_code=201, response_model=PlayerCreated)
+def register_player(body: NewPlayer, caller: CallerDep, deps: Deps) -> PlayerCreated:
+    caller.may_change_money()
+    deps.service.register_player(checks.player_id(body.player_id))
+    return PlayerCreated(player_id=body.player_id)
+
+
+@router.post("/players/{player_id}/deposits", status_code=201, response_model=Balance)
+def deposit(player_id: PlayerId, body: MoneyMovement, caller: CallerDep, deps: Deps) -> Balance:
+    caller.may_change_money()
+    amount, request_id = checks.amount(body.amount), checks.request_id(body.request_id)
+    return Balance(balance=deps.service.deposit(player_id, amount, request_id))
+
+
+@router.post("/players/{player_id}/withdrawals", status_code=201, response_model=Balance)
+def withdraw(player_id: PlayerId, body: MoneyMovement, caller: CallerDep, deps: Deps) -> Balance:
+    caller.may_change_money()
+    amount, request_id = checks.amount(body.amount), checks.request_id(body.request_id)
+    return Balance(balance=deps.service.withdraw(player_id, amount, request_id))
+
+
+@router.post("/players/{player_id}/sessions", status_code=201, response_model=SessionOpened)
+def open_session(
+    player_id: PlayerId, caller: CallerDep, deps: Deps, body: OptionalEmpty = None
+) -> SessionOpened:
+    caller.may_change_money()
+    session_id, token = deps.service.open_session(player_id)
+    return SessionOpened(session_id=session_id, token=token)

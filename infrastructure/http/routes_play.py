@@ -1,0 +1,36 @@
+"""A player's session: spins and closing."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body
+from fastapi.responses import JSONResponse
+
+from infrastructure.http import checks
+from infrastructure.http.auth import CallerDep
+from infrastructure.http.deps import Deps
+from infrastructure.http.models import Empty, Round, SessionSummary, SpinRequest
+from infrastructure.http.routes_operator import ERRORS
+
+router = APIRouter(tags=["play"], responses=ERRORS)  # type: ignore[arg-type]
+
+
+@router.post("/sessions/{session_id}/spins", response_model=Round)
+def spin(session_id: str, body: SpinRequest, caller: CallerDep, deps: Deps) -> Any:
+    caller.may_spin(session_id)
+    played = deps.service.spin(session_id, body.stake, checks.request_id(body.request_id))
+    deps.metrics.round_played(played["stake"], played["total_win"])
+    # The round goes out as the write side built it (no second validation on the hot path).
+    return JSONResponse(played)
+
+
+@router.post("/sessions/{session_id}/close", response_model=SessionSummary)
+def close_session(
+    session_id: str,
+    caller: CallerDep,
+    deps: Deps,
+    body: Annotated[Empty | None, Body()] = None,
+) -> Any:
+    caller.may_close(session_id)
+    return deps.service.close_session(session_id)

@@ -1,0 +1,54 @@
+"""Reads: player state, history, one round (game recall) and the auditor's verification."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+
+from domain.errors import RoundNotFound
+from infrastructure.http.auth import CallerDep
+from infrastructure.http.deps import Deps
+from infrastructure.http.models import PlayerState, Round, RoundsPage, VerifyReport
+from infrastructure.http.routes_operator import ERRORS, PlayerId
+
+router = APIRouter(tags=["reads"], responses=ERRORS)  # type: ignore[arg-type]
+
+
+@router.get("/players/{player_id}", response_model=PlayerState)
+def player_state(player_id: PlayerId, caller: CallerDep, deps: Deps) -> Any:
+    caller.may_read_player(player_id)
+    return deps.service.player_state(player_id)
+
+
+@router.get("/players/{player_id}/rounds", response_model=RoundsPage)
+def player_rounds(
+    player_id: PlayerId,
+    caller: CallerDep,
+    deps: Deps,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    before: Annotated[str | None, Query(min_length=1, max_length=128)] = None,
+) -> Any:
+    """The player's rounds, newest first; `before` is a round id (the page starts after it)."""
+    caller.may_read_player(player_id)
+    deps.service.player_state(player_id)  # an unknown player is 404, not an empty page
+    return JSONResponse({"rounds": deps.rounds.player_rounds(player_id, limit, before)})
+
+
+@router.get("/rounds/{round_id}", response_model=Round)
+def round_by_id(round_id: str, caller: CallerDep, deps: Deps) -> Any:
+    if caller.role == "player":
+        caller.may_read_player(caller.session.player_id if caller.session else "")
+    played = deps.rounds.round(round_id)
+    if played is None:
+        raise RoundNotFound(f"no round {round_id}")
+    caller.may_read_player(played["player_id"])
+    return JSONResponse(played)
+
+
+@router.get("/audit/players/{player_id}/verify", response_model=VerifyReport, tags=["audit"])
+def verify_player(player_id: PlayerId, caller: CallerDep, deps: Deps) -> Any:
+    caller.may_audit()
+    deps.service.player_state(player_id)
+    return deps.verify_player(player_id)

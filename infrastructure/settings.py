@@ -1,0 +1,61 @@
+"""The service's configuration, read once from the environment (PUMPKIN_*)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _random_key() -> SecretStr:
+    return SecretStr(secrets.token_urlsafe(32))
+
+
+class Settings(BaseSettings):
+    """Every knob of the service. Keys left unset are random for this run (logged once)."""
+
+    model_config = SettingsConfigDict(env_prefix="PUMPKIN_", extra="ignore")
+
+    database_url: str = "sqlite:///./pumpkin.db"
+    operator_key: SecretStr = Field(default_factory=_random_key)
+    auditor_key: SecretStr = Field(default_factory=_random_key)
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+
+    log_format: Literal["auto", "json", "console"] = "auto"
+    log_level: str = "INFO"
+    # Requests over this size are refused with 413 before they are parsed.
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    # Requests per second allowed to one credential (a token bucket of this size); 0 turns it off.
+    rate_limit_per_second: int = Field(default=2000, ge=0)
+    # `serve` also runs the projections in its own process (the one-command embedded default).
+    serve_projections: bool = True
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_store(cls, url: str) -> str:
+        if not url.startswith(("sqlite:///", "postgresql://", "postgres://")):
+            raise ValueError("PUMPKIN_DATABASE_URL is sqlite:///PATH or postgresql://...")
+        return url
+
+    @property
+    def keys_were_generated(self) -> tuple[bool, bool]:
+        """Whether the operator / auditor keys came from the environment or were made up now."""
+        fields = self.model_fields_set
+        return "operator_key" not in fields, "auditor_key" not in fields
+
+    @property
+    def database_url_for_log(self) -> str:
+        """The store URL without its password."""
+        return _without_password(self.database_url)
+
+
+def _without_password(url: str) -> str:
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not sep or not at or ":" not in credentials:
+        return url
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}"

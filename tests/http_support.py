@@ -1,0 +1,71 @@
+"""Building an HTTP test client around a GameService (the real one, or the in-memory fake)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from infrastructure.http.app import create_app
+from infrastructure.http.deps import HttpDeps
+from infrastructure.http.metrics import Metrics
+from infrastructure.read_sources import ReadYourWritesRounds, rules_document
+
+OPERATOR = "operator-key-for-tests"
+AUDITOR = "auditor-key-for-tests"
+_ids = itertools.count()
+
+
+def client_for(service: Any, rounds: Any = None, rate_limit: int = 0) -> TestClient:
+    deps = HttpDeps(
+        service=service,
+        rounds=rounds or ReadYourWritesRounds(None, service),
+        verify_player=lambda player_id: {
+            "ok": True, "events_checked": 1, "rounds_rederived": 0, "problems": []
+        },
+        rules_document=rules_document,
+        operator_key=OPERATOR,
+        auditor_key=AUDITOR,
+        metrics=Metrics(),
+        rate_limit_per_second=rate_limit,
+    )
+    return TestClient(create_app(deps), raise_server_exceptions=False)
+
+
+def bearer(secret: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {secret}"}
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{next(_ids)}"
+
+
+class Journey:
+    """A player created, funded and holding an open session, for tests to start from."""
+
+    def __init__(self, client: TestClient, balance: int = 100_000) -> None:
+        self.client = client
+        self.player_id = unique("player")
+        ok = client.post("/players", json={"player_id": self.player_id}, headers=bearer(OPERATOR))
+        assert ok.status_code == 201, ok.text
+        if balance:
+            self.deposit(balance)
+        opened = client.post(f"/players/{self.player_id}/sessions", json={}, headers=bearer(OPERATOR))
+        assert opened.status_code == 201, opened.text
+        self.session_id: str = opened.json()["session_id"]
+        self.token: str = opened.json()["token"]
+
+    def deposit(self, amount: int) -> Any:
+        return self.client.post(
+            f"/players/{self.player_id}/deposits",
+            json={"amount": amount, "request_id": unique("dep")},
+            headers=bearer(OPERATOR),
+        )
+
+    def spin(self, stake: int = 100, request_id: str | None = None) -> Any:
+        return self.client.post(
+            f"/sessions/{self.session_id}/spins",
+            json={"stake": stake, "request_id": request_id or unique("spin")},
+            headers=bearer(self.token),
+        )
