@@ -22,7 +22,10 @@ def client_for(service: Any, rounds: Any = None, rate_limit: int = 0) -> TestCli
         service=service,
         rounds=rounds or ReadYourWritesRounds(None, service),
         verify_player=lambda player_id: {
-            "ok": True, "events_checked": 1, "rounds_rederived": 0, "problems": []
+            "ok": True,
+            "events_checked": 1,
+            "rounds_rederived": 0,
+            "problems": [],
         },
         rules_document=rules_document,
         operator_key=OPERATOR,
@@ -51,7 +54,9 @@ class Journey:
         assert ok.status_code == 201, ok.text
         if balance:
             self.deposit(balance)
-        opened = client.post(f"/players/{self.player_id}/sessions", json={}, headers=bearer(OPERATOR))
+        opened = client.post(
+            f"/players/{self.player_id}/sessions", json={}, headers=bearer(OPERATOR)
+        )
         assert opened.status_code == 201, opened.text
         self.session_id: str = opened.json()["session_id"]
         self.token: str = opened.json()["token"]

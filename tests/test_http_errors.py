@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 from fake_game_service import FakeGameService
+from fastapi.testclient import TestClient
 from http_support import OPERATOR, Journey, bearer, client_for, unique
 
 
@@ -34,8 +34,11 @@ def test_a_player_id_is_registered_once(client: TestClient) -> None:
 def test_a_player_id_is_1_to_64_of_letters_digits_dash_underscore(
     client: TestClient, bad_id: str
 ) -> None:
-    refused(client.post("/players", json={"player_id": bad_id}, headers=bearer(OPERATOR)),
-            422, "invalid_player_id")
+    refused(
+        client.post("/players", json={"player_id": bad_id}, headers=bearer(OPERATOR)),
+        422,
+        "invalid_player_id",
+    )
 
 
 def test_unknown_players_sessions_and_rounds_are_404(client: TestClient) -> None:
@@ -43,8 +46,9 @@ def test_unknown_players_sessions_and_rounds_are_404(client: TestClient) -> None
     money = {"amount": 5, "request_id": "r"}
     refused(client.get("/players/nobody", headers=op), 404, "player_not_found")
     refused(client.get("/players/nobody/rounds", headers=op), 404, "player_not_found")
-    refused(client.post("/players/nobody/deposits", json=money, headers=op), 404,
-            "player_not_found")
+    refused(
+        client.post("/players/nobody/deposits", json=money, headers=op), 404, "player_not_found"
+    )
     refused(client.post("/players/nobody/sessions", json={}, headers=op), 404, "player_not_found")
     refused(client.post("/sessions/nosuch/close", json={}, headers=op), 404, "session_not_found")
     refused(client.get("/rounds/nosuch", headers=op), 404, "round_not_found")
@@ -54,34 +58,54 @@ def test_unknown_players_sessions_and_rounds_are_404(client: TestClient) -> None
 def test_an_amount_is_a_positive_bounded_integer(client: TestClient, amount: int) -> None:
     j = Journey(client)
     for kind in ("deposits", "withdrawals"):
-        answer = client.post(f"/players/{j.player_id}/{kind}",
-                             json={"amount": amount, "request_id": unique("r")},
-                             headers=bearer(OPERATOR))
+        answer = client.post(
+            f"/players/{j.player_id}/{kind}",
+            json={"amount": amount, "request_id": unique("r")},
+            headers=bearer(OPERATOR),
+        )
         refused(answer, 422, "invalid_amount")
 
 
 @pytest.mark.parametrize("amount", [10.5, 10.0, "10", True, None, [10], {"v": 10}])
 def test_money_is_a_strict_integer(client: TestClient, amount: Any) -> None:
     j = Journey(client)
-    answer = client.post(f"/players/{j.player_id}/deposits",
-                         json={"amount": amount, "request_id": unique("r")},
-                         headers=bearer(OPERATOR))
+    answer = client.post(
+        f"/players/{j.player_id}/deposits",
+        json={"amount": amount, "request_id": unique("r")},
+        headers=bearer(OPERATOR),
+    )
     refused(answer, 422, "invalid_request")
-    spun = client.post(f"/sessions/{j.session_id}/spins",
-                       json={"stake": amount, "request_id": unique("s")}, headers=bearer(j.token))
+    spun = client.post(
+        f"/sessions/{j.session_id}/spins",
+        json={"stake": amount, "request_id": unique("s")},
+        headers=bearer(j.token),
+    )
     refused(spun, 422, "invalid_request")
 
 
 @pytest.mark.parametrize("request_id", ["", "x" * 129, "tab\there", "new\nline"])
 def test_a_request_id_is_1_to_128_printable_characters(client: TestClient, request_id: str) -> None:
     j = Journey(client)
-    refused(client.post(f"/players/{j.player_id}/deposits",
-                        json={"amount": 5, "request_id": request_id}, headers=bearer(OPERATOR)),
-            422, "invalid_request_id")
-    refused(j.spin(100, request_id=request_id) if request_id else
-            client.post(f"/sessions/{j.session_id}/spins", json={"stake": 100, "request_id": ""},
-                        headers=bearer(j.token)),
-            422, "invalid_request_id")
+    refused(
+        client.post(
+            f"/players/{j.player_id}/deposits",
+            json={"amount": 5, "request_id": request_id},
+            headers=bearer(OPERATOR),
+        ),
+        422,
+        "invalid_request_id",
+    )
+    refused(
+        j.spin(100, request_id=request_id)
+        if request_id
+        else client.post(
+            f"/sessions/{j.session_id}/spins",
+            json={"stake": 100, "request_id": ""},
+            headers=bearer(j.token),
+        ),
+        422,
+        "invalid_request_id",
+    )
 
 
 @pytest.mark.parametrize("stake", [0, 1, 99, 30000, -100])
@@ -100,13 +124,22 @@ def test_malformed_or_incomplete_bodies_are_invalid_requests(client: TestClient)
     j = Journey(client)
     url = f"/players/{j.player_id}/deposits"
     for raw in (b"{", b"[]", b'"x"', b"null", b'{"amount": 5}', b'{"request_id": "x"}'):
-        answer = client.post(url, content=raw, headers={**bearer(OPERATOR),
-                                                        "Content-Type": "application/json"})
+        answer = client.post(
+            url, content=raw, headers={**bearer(OPERATOR), "Content-Type": "application/json"}
+        )
         refused(answer, 422, "invalid_request")
-    refused(client.get(f"/players/{j.player_id}/rounds", params={"limit": 0},
-                       headers=bearer(OPERATOR)), 422, "invalid_request")
-    refused(client.get(f"/players/{j.player_id}/rounds", params={"limit": "x"},
-                       headers=bearer(OPERATOR)), 422, "invalid_request")
+    refused(
+        client.get(f"/players/{j.player_id}/rounds", params={"limit": 0}, headers=bearer(OPERATOR)),
+        422,
+        "invalid_request",
+    )
+    refused(
+        client.get(
+            f"/players/{j.player_id}/rounds", params={"limit": "x"}, headers=bearer(OPERATOR)
+        ),
+        422,
+        "invalid_request",
+    )
 
 
 def test_the_same_request_id_answers_the_first_result_again(client: TestClient) -> None:
@@ -125,16 +158,20 @@ def test_the_same_request_id_with_another_body_is_refused(client: TestClient) ->
     j = Journey(client, balance=1000)
     url = f"/players/{j.player_id}/withdrawals"
     client.post(url, json={"amount": 7, "request_id": "w-1"}, headers=bearer(OPERATOR))
-    refused(client.post(url, json={"amount": 8, "request_id": "w-1"}, headers=bearer(OPERATOR)),
-            409, "request_id_reused")
+    refused(
+        client.post(url, json={"amount": 8, "request_id": "w-1"}, headers=bearer(OPERATOR)),
+        409,
+        "request_id_reused",
+    )
     j.spin(100, request_id="s-1")
     refused(j.spin(200, request_id="s-1"), 409, "request_id_reused")
 
 
 def test_a_body_over_64_kib_is_refused_before_it_is_read(client: TestClient) -> None:
     big = b'{"player_id": "' + b"x" * 70_000 + b'"}'
-    answer = client.post("/players", content=big,
-                         headers={**bearer(OPERATOR), "Content-Type": "application/json"})
+    answer = client.post(
+        "/players", content=big, headers={**bearer(OPERATOR), "Content-Type": "application/json"}
+    )
     refused(answer, 413, "payload_too_large")
 
 

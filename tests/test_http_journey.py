@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from fastapi.testclient import TestClient
 from fake_game_service import FakeGameService
+from fastapi.testclient import TestClient
 from http_support import AUDITOR, OPERATOR, Journey, bearer, client_for, unique
 
 
@@ -35,8 +35,14 @@ def test_a_player_journey_creates_funds_plays_reads_and_closes(client: TestClien
 
     state = client.get(f"/players/{j.player_id}", headers=bearer(j.token)).json()
     assert state["balance"] == played["balance_after"]
-    assert set(state) == {"player_id", "balance", "level", "spins_to_next_level",
-                          "hold_and_win_multiplier", "free_spins_multiplier"}
+    assert set(state) == {
+        "player_id",
+        "balance",
+        "level",
+        "spins_to_next_level",
+        "hold_and_win_multiplier",
+        "free_spins_multiplier",
+    }
 
     recalled = client.get(f"/rounds/{played['round_id']}", headers=bearer(j.token))
     assert recalled.status_code == 200 and recalled.json() == played
@@ -46,8 +52,13 @@ def test_a_player_journey_creates_funds_plays_reads_and_closes(client: TestClien
 
     closed = client.post(f"/sessions/{j.session_id}/close", json={}, headers=bearer(j.token))
     assert closed.status_code == 200
-    assert closed.json() == {"session_id": j.session_id, "spins": 1, "staked": 100,
-                             "won": played["total_win"], "net": played["total_win"] - 100}
+    assert closed.json() == {
+        "session_id": j.session_id,
+        "spins": 1,
+        "staked": 100,
+        "won": played["total_win"],
+        "net": played["total_win"] - 100,
+    }
 
 
 def test_a_withdrawal_lowers_the_balance_and_cannot_overdraw(client: TestClient) -> None:
@@ -66,8 +77,9 @@ def test_history_is_newest_first_and_pages_with_before(client: TestClient) -> No
     url = f"/players/{j.player_id}/rounds"
     first = client.get(url, params={"limit": 2}, headers=bearer(j.token)).json()["rounds"]
     assert [r["round_id"] for r in first] == ids[::-1][:2]
-    rest = client.get(url, params={"limit": 10, "before": first[-1]["round_id"]},
-                      headers=bearer(j.token)).json()["rounds"]
+    rest = client.get(
+        url, params={"limit": 10, "before": first[-1]["round_id"]}, headers=bearer(j.token)
+    ).json()["rounds"]
     assert [r["round_id"] for r in rest] == ids[::-1][2:]
 
 
@@ -94,15 +106,25 @@ def test_metrics_count_spins_and_requests(client: TestClient) -> None:
     j.spin()
     text = client.get("/metrics").text
     assert "pumpkin_spins_total 1.0" in text
-    assert 'pumpkin_http_request_duration_seconds_bucket{' in text
+    assert "pumpkin_http_request_duration_seconds_bucket{" in text
     assert 'route="/sessions/{session_id}/spins"' in text
 
 
 def test_the_openapi_document_describes_every_contract_path(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
-    assert {"/health", "/rules", "/players", "/players/{player_id}/deposits",
-            "/players/{player_id}/withdrawals", "/players/{player_id}/sessions",
-            "/sessions/{session_id}/spins", "/sessions/{session_id}/close",
-            "/players/{player_id}", "/players/{player_id}/rounds", "/rounds/{round_id}",
-            "/audit/players/{player_id}/verify", "/metrics"} <= paths.keys()
+    assert {
+        "/health",
+        "/rules",
+        "/players",
+        "/players/{player_id}/deposits",
+        "/players/{player_id}/withdrawals",
+        "/players/{player_id}/sessions",
+        "/sessions/{session_id}/spins",
+        "/sessions/{session_id}/close",
+        "/players/{player_id}",
+        "/players/{player_id}/rounds",
+        "/rounds/{round_id}",
+        "/audit/players/{player_id}/verify",
+        "/metrics",
+    } <= paths.keys()
     assert unique("x")

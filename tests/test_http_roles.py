@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 from fake_game_service import FakeGameService
+from fastapi.testclient import TestClient
 from http_support import AUDITOR, OPERATOR, Journey, bearer, client_for, unique
 
 CALLERS = ("nobody", "unknown", "operator", "auditor", "own", "other", "closed")
@@ -39,9 +39,14 @@ class World:
         client.post(f"/sessions/{self.closed.session_id}/close", headers=bearer(OPERATOR))
 
     def headers(self, caller: str) -> dict[str, str]:
-        secret = {"unknown": "not-a-key", "operator": OPERATOR, "auditor": AUDITOR,
-                  "own": self.own.token, "other": self.other.token,
-                  "closed": self.closed.token}.get(caller)
+        secret = {
+            "unknown": "not-a-key",
+            "operator": OPERATOR,
+            "auditor": AUDITOR,
+            "own": self.own.token,
+            "other": self.other.token,
+            "closed": self.closed.token,
+        }.get(caller)
         return bearer(secret) if secret else {}
 
     def request(self, endpoint: str) -> tuple[str, str, Any]:
@@ -91,8 +96,11 @@ def test_a_refused_request_changes_nothing(client: TestClient) -> None:
     p = world.own.player_id
     before = client.get(f"/players/{p}", headers=bearer(OPERATOR)).json()
     for caller in ("auditor", "own", "other", "closed"):
-        client.post(f"/players/{p}/deposits", json={"amount": 5, "request_id": unique("x")},
-                    headers=world.headers(caller))
+        client.post(
+            f"/players/{p}/deposits",
+            json={"amount": 5, "request_id": unique("x")},
+            headers=world.headers(caller),
+        )
     assert client.get(f"/players/{p}", headers=bearer(OPERATOR)).json() == before
 
 
