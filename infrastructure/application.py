@@ -1,0 +1,308 @@
+"""The event-sourced application: the GameService of infrastructure/ports.py on eventsourcing.
+
+Each command loads the player (snapshot + tail, through the aggregate cache), lets the aggregate
+validate and decide, and records every resulting event in ONE save: one transaction, so a round
+is in the store whole or not at all. Randomness (round seeds, session ids, tokens) is drawn here,
+before any event is triggered.
+
+Two commands racing on one player never both commit: the store's unique (id, version) refuses
+the second. The loser reloads, re-validates and tries again (a fresh seed for a spin), a few
+times; then it gets ConcurrentUpdate, a named error that changed nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+from uuid import UUID, uuid4, uuid5
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.domain import Aggregate
+from eventsourcing.persistence import IntegrityError
+
+from domain.errors import (
+    PlayerExists,
+    PlayerNotFound,
+    RoundNotFound,
+    RuleViolation,
+    SessionNotFound,
+)
+from domain.hashchain import ChainedEvent, Problem, chained, check_chain
+from domain.player import (
+    NAMESPACE,
+    ROUND_EVENT_NAMES,
+    ChainLink,
+    Player,
+    check_player_id,
+    parse_round_id,
+    player_aggregate_id,
+    round_event_payload,
+    topic_of,
+)
+from domain.recall import round_view
+from infrastructure.persistence import ensure_database, event_store_env
+from infrastructure.ports import SessionRef
+
+T = TypeVar("T")
+
+ATTEMPTS = 8  # a command that loses a race this many times in a row gets ConcurrentUpdate
+SNAPSHOT_EVERY = 500  # events: loading a player replays at most this many after its snapshot
+CACHED_PLAYERS = 10_000
+_READ_CHUNK = 64
+
+
+class ConcurrentUpdate(RuleViolation):
+    """Other requests for the same player kept winning the race; nothing was changed."""
+
+    code = "concurrent_update"
+
+
+class SessionKey(Aggregate):
+    """session id -> its player. Its id is the session id, so a spin finds its player at once."""
+
+    class Issued(ChainLink, Aggregate.Created):
+        prev_hash: str
+        player_id: str
+
+    def __init__(self, player_id: str) -> None:
+        self.player_id = player_id
+
+
+class TokenKey(Aggregate):
+    """SHA-256 of a player token -> its session, so a token is looked up without scanning."""
+
+    class Issued(ChainLink, Aggregate.Created):
+        prev_hash: str
+        player_id: str
+        session_id: str
+
+    def __init__(self, player_id: str, session_id: str) -> None:
+        self.player_id = player_id
+        self.session_id = session_id
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def token_key_id(hashed: str) -> UUID:
+    return uuid5(NAMESPACE, f"token:{hashed}")
+
+
+class PumpkinApplication(Application[UUID]):
+    name = "Pumpkin"  # tables: pumpkin_events, pumpkin_snapshots
+    snapshotting_intervals = {Player: SNAPSHOT_EVERY}  # noqa: RUF012 - eventsourcing's API
+    env = {  # noqa: RUF012
+        "AGGREGATE_CACHE_MAXSIZE": str(CACHED_PLAYERS),
+        "AGGREGATE_CACHE_FASTFORWARD": "y",  # a cached player catches up with other writers
+    }
+
+    @classmethod
+    def from_url(cls, database_url: str) -> PumpkinApplication:
+        ensure_database(database_url)
+        return cls(env=event_store_env(database_url))
+
+    # -- players and money -----------------------------------------------------------------------
+
+    def register_player(self, player_id: str) -> None:
+        player = Player.register(player_id)
+        try:
+            self.save(player)
+        except IntegrityError:
+            raise PlayerExists(f"player {player_id!r} exists") from None
+
+    def deposit(self, player_id: str, amount: int, request_id: str) -> int:
+        return self._command(player_id, lambda player: player.deposit(amount, request_id))
+
+    def withdraw(self, player_id: str, amount: int, request_id: str) -> int:
+        return self._command(player_id, lambda player: player.withdraw(amount, request_id))
+
+    def player_state(self, player_id: str) -> dict[str, Any]:
+        player = self._player(player_id)
+        progress = player.progress
+        return {
+            "player_id": player.player_id,
+            "balance": player.balance,
+            "level": progress.level,
+            "spins_to_next_level": progress.spins_to_next_level,
+            "hold_and_win_multiplier": progress.hold_and_win_multiplier,
+            "free_spins_multiplier": progress.free_spins_multiplier,
+        }
+
+    # -- sessions --------------------------------------------------------------------------------
+
+    def open_session(self, player_id: str) -> tuple[str, str]:
+        for _ in self._attempts():
+            player = self._player(player_id)
+            session_id = uuid4().hex
+            token = secrets.token_urlsafe(32)
+            hashed = token_hash(token)
+            player.open_session(session_id, hashed)
+            session_key = SessionKey._create(
+                SessionKey.Issued, id=UUID(hex=session_id), player_id=player_id,
+                prev_hash="",
+            )
+            token_key = TokenKey._create(
+                TokenKey.Issued, id=token_key_id(hashed), player_id=player_id,
+                session_id=session_id, prev_hash="",
+            )
+            if self._saved(player, session_key, token_key):
+                return session_id, token
+        raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
+
+    def session_for_token(self, token: str) -> SessionRef | None:
+        try:
+            key: TokenKey = self.repository.get(token_key_id(token_hash(token)))
+        except AggregateNotFoundError:
+            return None
+        player = self._player(key.player_id)
+        return SessionRef(key.session_id, key.player_id, player.session_is_open(key.session_id))
+
+    def close_session(self, session_id: str) -> dict[str, Any]:
+        player_id = self._player_of_session(session_id)
+        return self._command(player_id, lambda player: player.close_session(session_id))
+
+    # -- rounds ----------------------------------------------------------------------------------
+
+    def spin(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
+        player_id = self._player_of_session(session_id)
+        for _ in self._attempts():
+            player = self._player(player_id)
+            recorded = player.spin_replayed(session_id, stake, request_id)
+            if recorded is not None:
+                return self._round_from(player.id, recorded)
+            player.check_spin(session_id, stake)
+            seed = secrets.token_bytes(32)  # drawn before any event exists: replay never draws
+            player.spin(session_id, stake, request_id, seed)
+            events = player.pending_events[:]
+            if self._saved(player):
+                return round_view(round_event_payload(e) for e in events if _in_round(e))
+        raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
+
+    def round(self, round_id: str) -> dict[str, Any]:
+        """A round read back from the write side (the player's stream), as the spin answered."""
+        parsed = parse_round_id(round_id)
+        if parsed is None:
+            raise RoundNotFound(f"no round {round_id!r}")
+        player_id, number = parsed
+        try:
+            player = self._player(player_id)
+        except PlayerNotFound:
+            raise RoundNotFound(f"no round {round_id!r}") from None
+        if number > player.rounds:
+            raise RoundNotFound(f"no round {round_id!r}")
+        start = self._find_round_start(player.id, number, player.version)
+        return self._round_from(player.id, start)
+
+    def round_ids(self, player_id: str) -> list[str]:
+        """The player's round ids, newest first (rounds are numbered 1, 2, ... per player)."""
+        player = self._player(player_id)
+        return [f"{player_id}.{n}" for n in range(player.rounds, 0, -1)]
+
+    # -- the chain -------------------------------------------------------------------------------
+
+    def player_events(self, player_id: str) -> Iterator[ChainedEvent]:
+        """The player's stream as stored, for the hash-chain check (domain.hashchain)."""
+        check_player_id(player_id)
+        for event in self.events.get(player_aggregate_id(player_id)):
+            yield chained(event, topic_of(type(event)))
+
+    def check_player_chain(self, player_id: str) -> list[Problem]:
+        anchors: dict[str, tuple[int, str]] = {}
+        if self.snapshots is not None:
+            aggregate_id = player_aggregate_id(player_id)
+            for snapshot in self.snapshots.get(aggregate_id, desc=True, limit=1):
+                head = getattr(snapshot, "state", {}).get("chain_head")
+                if isinstance(head, str):
+                    anchors[str(aggregate_id)] = (snapshot.originator_version, head)
+        return check_chain(self.player_events(player_id), anchors)
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _player(self, player_id: str) -> Player:
+        check_player_id(player_id)
+        try:
+            player: Player = self.repository.get(player_aggregate_id(player_id))
+        except AggregateNotFoundError:
+            raise PlayerNotFound(f"no player {player_id!r}") from None
+        return player
+
+    def _player_of_session(self, session_id: str) -> str:
+        try:
+            key: SessionKey = self.repository.get(UUID(hex=session_id))
+        except (AggregateNotFoundError, ValueError, TypeError, AttributeError):
+            raise SessionNotFound(f"no session {session_id!r}") from None
+        if not isinstance(key, SessionKey):
+            raise SessionNotFound(f"no session {session_id!r}")
+        return key.player_id
+
+    def _command(self, player_id: str, decide: Callable[[Player], T]) -> T:
+        for _ in self._attempts():
+            player = self._player(player_id)
+            result = decide(player)
+            if not player.pending_events or self._saved(player):
+                return result
+        raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
+
+    def _saved(self, *aggregates: Aggregate) -> bool:
+        """Record in one transaction; False if another writer took one of the versions."""
+        try:
+            self.save(*aggregates)
+        except IntegrityError:
+            return False
+        return True
+
+    @staticmethod
+    def _attempts() -> Iterator[int]:
+        for attempt in range(ATTEMPTS):
+            if attempt:
+                # Jittered backoff so racing requests stop colliding in lockstep.
+                time.sleep(random.uniform(0, 0.002 * 2**attempt))  # noqa: S311 - not a secret
+            yield attempt
+
+    def _round_from(self, aggregate_id: UUID, start_version: int) -> dict[str, Any]:
+        """round_view of the round whose StakePlaced is at `start_version`, read from the store."""
+        parts: list[tuple[str, dict[str, Any]]] = []
+        after = start_version - 1
+        while True:
+            chunk = list(self.events.get(aggregate_id, gt=after, limit=_READ_CHUNK))
+            if not chunk:
+                raise RoundNotFound("the round's events are incomplete")
+            for event in chunk:
+                if _in_round(event):
+                    parts.append(round_event_payload(event))
+                if isinstance(event, Player.RoundSettled):
+                    return round_view(parts)
+            after = chunk[-1].originator_version
+
+    def _find_round_start(self, aggregate_id: UUID, number: int, last_version: int) -> int:
+        """Binary search of the stream for round `number`'s StakePlaced (no index needed)."""
+        low, high = 1, last_version
+        while low < high:
+            middle = (low + high) // 2
+            if self._round_number_at(aggregate_id, middle) >= number:
+                high = middle
+            else:
+                low = middle + 1
+        return low
+
+    def _round_number_at(self, aggregate_id: UUID, version: int) -> int:
+        """The number of the latest round begun at or before `version` (0 if none)."""
+        upper: int | None = version
+        while upper is not None and upper > 0:
+            chunk = list(self.events.get(aggregate_id, lte=upper, desc=True, limit=_READ_CHUNK))
+            for event in chunk:
+                round_id = getattr(event, "round_id", None)
+                if isinstance(round_id, str):
+                    parsed = parse_round_id(round_id)
+                    return parsed[1] if parsed else 0
+            upper = chunk[-1].originator_version - 1 if chunk else None
+        return 0
+
+
+def _in_round(event: object) -> bool:
+    return type(event).__name__ in ROUND_EVENT_NAMES and isinstance(event, Player.Event)

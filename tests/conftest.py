@@ -1,0 +1,70 @@
+"""Shared fixtures: every store scenario runs on SQLite AND PostgreSQL.
+
+PostgreSQL is 127.0.0.1:5432, user postgres (trust). Each test gets a fresh, uniquely named
+database, dropped afterwards. If PostgreSQL is unreachable the test errors: it never skips.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from uuid import uuid4
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from infrastructure.application import PumpkinApplication
+
+PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
+STORES = ("sqlite", "postgres")
+
+
+@contextmanager
+def fresh_postgres_database() -> Iterator[str]:
+    """A new empty PostgreSQL database (its URL), dropped on exit."""
+    name = f"pumpkin_test_{uuid4().hex[:16]}"
+    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
+    finally:
+        with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = %s AND pid <> pg_backend_pid()",
+                (name,),
+            )
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+
+
+def sqlite_url(directory: Path) -> str:
+    return f"sqlite:///{directory / 'events.db'}"
+
+
+@pytest.fixture(params=STORES)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh empty event store: a SQLite file or a new PostgreSQL database."""
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+    else:
+        with fresh_postgres_database() as url:
+            yield url
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A fresh PostgreSQL database only (for tests about concurrent writers)."""
+    with fresh_postgres_database() as url:
+        yield url
+
+
+@pytest.fixture
+def service(store_url: str) -> Iterator[PumpkinApplication]:
+    """The event-sourced application (GameService) on the parametrized store."""
+    app = PumpkinApplication.from_url(store_url)
+    try:
+        yield app
+    finally:
+        app.close()
