@@ -1,0 +1,91 @@
+"""Audit trail: every event, flattened to one row, in store order."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from projections.events import RecordedEvent
+from projections.recorders import Sql, View
+
+AUDIT_COLUMNS = (
+    "position",
+    "stream_id",
+    "version",
+    "player_id",
+    "name",
+    "timestamp",
+    "round_id",
+    "amount",
+    "stake",
+    "win",
+    "balance_after",
+    "prev_hash",
+    "hash",
+    "data",
+)
+
+
+class AuditTrailView(View):
+    name = "audit"
+    tables = ("view_audit", "view_audit_streams")
+
+    def ddl(self) -> list[str]:
+        return [
+            "CREATE TABLE IF NOT EXISTS view_audit (position BIGINT PRIMARY KEY, "
+            "stream_id TEXT NOT NULL, version BIGINT NOT NULL, player_id TEXT, "
+            "name TEXT NOT NULL, timestamp {timestamp} NOT NULL, round_id TEXT, amount BIGINT, "
+            "stake BIGINT, win BIGINT, balance_after BIGINT, prev_hash TEXT, hash TEXT, "
+            "data TEXT NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS view_audit_player ON view_audit (player_id, position)",
+            "CREATE INDEX IF NOT EXISTS view_audit_round ON view_audit (round_id)",
+            # Which player a stream belongs to (only its first event, Registered, says so).
+            "CREATE TABLE IF NOT EXISTS view_audit_streams (stream_id TEXT PRIMARY KEY, "
+            "player_id TEXT NOT NULL)",
+        ]
+
+    def apply(self, db: Sql, events: Sequence[RecordedEvent]) -> None:
+        players: dict[str, str] = {}
+        for event in events:
+            if event.name == "Registered" and "player_id" in event.data:
+                players[event.stream_id] = str(event.data["player_id"])
+        db.execute_many(
+            "INSERT INTO view_audit_streams VALUES (:stream_id, :player_id)",
+            ({"stream_id": s, "player_id": p} for s, p in players.items()),
+        )
+        for stream_id in {e.stream_id for e in events} - players.keys():
+            row = db.one(
+                "SELECT player_id FROM view_audit_streams WHERE stream_id = :stream_id",
+                {"stream_id": stream_id},
+            )
+            if row is not None:
+                players[stream_id] = str(row["player_id"])
+        db.execute_many(
+            f"INSERT INTO view_audit VALUES ({', '.join(':' + c for c in AUDIT_COLUMNS)})",
+            (audit_row(db, event, players.get(event.stream_id)) for event in events),
+        )
+
+
+def audit_row(db: Sql, event: RecordedEvent, player_id: str | None) -> dict[str, Any]:
+    data, payload = event.data, event.payload
+    return {
+        "position": event.position,
+        "stream_id": event.stream_id,
+        "version": event.version,
+        "player_id": player_id,
+        "name": event.name,
+        "timestamp": db.dialect.time(event.timestamp),
+        "round_id": event.round_id,
+        "amount": _money(data.get("amount", payload.get("amount"))),
+        "stake": _money(data.get("stake")),
+        "win": _money(data.get("total_win", payload.get("win"))),
+        "balance_after": _money(data.get("balance_after")),
+        "prev_hash": data.get("prev_hash"),
+        "hash": event.digest or None,
+        "data": json.dumps(data, sort_keys=True),
+    }
+
+
+def _money(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

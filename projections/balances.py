@@ -1,0 +1,76 @@
+"""Balances: each player's money and Spin Progress, as of the last event projected."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from domain.progress import NEW_PLAYER
+from projections.events import RecordedEvent
+from projections.recorders import Sql, View
+
+# What a settled round leaves behind (also what a StakePlaced says, but about before the round).
+_PROGRESS = ("level", "spins_to_next_level", "hold_and_win_multiplier", "free_spins_multiplier")
+_COLUMNS = ("player_id", "balance", *_PROGRESS, "last_round_id", "position", "updated_at")
+
+
+class BalancesView(View):
+    name = "balances"
+    tables = ("view_balances",)
+
+    def ddl(self) -> list[str]:
+        return [
+            "CREATE TABLE IF NOT EXISTS view_balances (stream_id TEXT PRIMARY KEY, "
+            "player_id TEXT NOT NULL UNIQUE, balance BIGINT NOT NULL, level INTEGER NOT NULL, "
+            "spins_to_next_level INTEGER, hold_and_win_multiplier {real} NOT NULL, "
+            "free_spins_multiplier {real} NOT NULL, last_round_id TEXT, "
+            "position BIGINT NOT NULL, updated_at {timestamp} NOT NULL)"
+        ]
+
+    def apply(self, db: Sql, events: Sequence[RecordedEvent]) -> None:
+        # Every field an event sets is absolute (balance_after, level...), so a batch collapses
+        # to one write per player: the fields its events set, the last one winning.
+        registered: dict[str, dict[str, Any]] = {}
+        changed: dict[str, dict[str, Any]] = {}
+        for event in events:
+            fields = _fields_set_by(event)
+            fields.update(position=event.position, updated_at=db.dialect.time(event.timestamp))
+            if event.name == "Registered":
+                registered[event.stream_id] = _new_player(event) | fields
+            elif event.stream_id in registered:
+                registered[event.stream_id].update(fields)
+            else:
+                changed.setdefault(event.stream_id, {}).update(fields)
+        db.execute_many(
+            f"INSERT INTO view_balances (stream_id, {', '.join(_COLUMNS)}) "
+            f"VALUES (:stream_id, {', '.join(':' + c for c in _COLUMNS)})",
+            ({"stream_id": stream_id, **row} for stream_id, row in registered.items()),
+        )
+        for stream_id, fields in changed.items():
+            assignments = ", ".join(f"{column} = :{column}" for column in fields)
+            db.execute(
+                f"UPDATE view_balances SET {assignments} WHERE stream_id = :stream_id",
+                {"stream_id": stream_id, **fields},
+            )
+
+
+def _new_player(event: RecordedEvent) -> dict[str, Any]:
+    return {
+        "player_id": str(event.data.get("player_id", event.stream_id)),
+        "balance": 0,
+        "level": NEW_PLAYER.level,
+        "spins_to_next_level": NEW_PLAYER.spins_to_next_level,
+        "hold_and_win_multiplier": NEW_PLAYER.hold_and_win_multiplier,
+        "free_spins_multiplier": NEW_PLAYER.free_spins_multiplier,
+        "last_round_id": None,
+    }
+
+
+def _fields_set_by(event: RecordedEvent) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    if "balance_after" in event.data:
+        fields["balance"] = event.data["balance_after"]
+    if event.name == "RoundSettled":
+        fields.update({name: event.data[name] for name in _PROGRESS if name in event.data})
+        fields["last_round_id"] = event.round_id
+    return fields

@@ -1,0 +1,71 @@
+"""An event as the read models see it: where it sits in the store, its name and its data.
+
+The views never import the aggregate's classes: they read an event's attributes by name, so the
+write side can add attributes freely and old events keep projecting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from domain.facts import JSON
+from domain.hashchain import digest_of
+
+_ENVELOPE = ("originator_id", "originator_version", "timestamp")
+
+
+@dataclass(frozen=True)
+class RecordedEvent:
+    position: int  # the notification id: the event's place in the whole store
+    stream_id: str
+    version: int
+    name: str
+    timestamp: datetime
+    data: Mapping[str, JSON]
+    digest: str = ""  # the event's own link in its stream's hash chain
+
+    @property
+    def round_id(self) -> str | None:
+        value = self.data.get("round_id", self.payload.get("round_id"))
+        return None if value is None else str(value)
+
+    @property
+    def payload(self) -> Mapping[str, JSON]:
+        """The fact's payload as domain.recall reads it (unwrapped if the event nests it)."""
+        nested = self.data.get("payload")
+        return nested if isinstance(nested, Mapping) else self.data
+
+
+def recorded_event(domain_event: Any, position: int, topic: str = "") -> RecordedEvent:
+    """A library domain event, read by attribute names only."""
+    attributes = dict(vars(domain_event))
+    timestamp = attributes.get("timestamp")
+    if not isinstance(timestamp, datetime):
+        timestamp = datetime.now(UTC)
+    elif timestamp.tzinfo is None:
+        timestamp = timestamp.replace(tzinfo=UTC)
+    return RecordedEvent(
+        position=position,
+        stream_id=str(attributes.get("originator_id")),
+        version=int(attributes.get("originator_version", 0)),
+        name=type(domain_event).__name__,
+        timestamp=timestamp,
+        data={k: _plain(v) for k, v in attributes.items() if k not in _ENVELOPE},
+        digest=digest_of(domain_event, topic) if topic else "",
+    )
+
+
+def _plain(value: Any) -> JSON:
+    """JSON-ready values (tuples become lists, the way a spin answer shows them)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, bytes):
+        return value.hex()
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)

@@ -1,0 +1,238 @@
+"""Reading the read models (for the HTTP layer, the CLI and dashboards).
+
+`wait_for(position)` lets a caller read its own writes: it waits until every view has projected
+the notification id its command produced.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from projections.database import (
+    HasDatabaseUrl,
+    database_url_of,
+    dialect_of,
+    iso_time,
+    open_datastore,
+)
+from projections.recorders import Row, Sql
+from projections.rounds import FEATURE_EVENTS
+from projections.views import all_views
+
+_SUMMARY = "round_id, time, stake, total_win, level_before, level_after, features, max_win_hit"
+_MIGRATION_ROW = "__migration__"  # the library's own row in every tracking table
+
+
+class RecallReader:
+    def __init__(self, settings: HasDatabaseUrl | str) -> None:
+        self.datastore = open_datastore(database_url_of(settings))
+        self.dialect = dialect_of(self.datastore)
+
+    def close(self) -> None:
+        self.datastore.close()
+
+    def _all(self, statement: str, params: Mapping[str, Any] | None = None) -> list[Row]:
+        with self.datastore.transaction(commit=False) as cursor:
+            return Sql(cursor, self.dialect).all(statement, params)
+
+    # -- rounds ----------------------------------------------------------------------------------
+
+    def player_rounds(
+        self, player_id: str, limit: int = 50, before: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Summaries, newest first; `before` is the round id the previous page ended with."""
+        params: dict[str, Any] = {"player_id": player_id, "limit": limit}
+        older = ""
+        if before is not None:
+            older = (
+                "AND position < (SELECT position FROM view_rounds WHERE round_id = :before "
+                "AND player_id = :player_id)"
+            )
+            params["before"] = before
+        rows = self._all(
+            f"SELECT {_SUMMARY} FROM view_rounds WHERE player_id = :player_id {older} "
+            "ORDER BY position DESC LIMIT :limit",
+            params,
+        )
+        return [_summary(row) for row in rows]
+
+    def round(self, round_id: str) -> dict[str, Any] | None:
+        """The round exactly as recorded (and as the spin answered it)."""
+        rows = self._all("SELECT record FROM view_rounds WHERE round_id = :id", {"id": round_id})
+        return json.loads(rows[0]["record"]) if rows else None
+
+    def find_rounds(
+        self,
+        *,
+        player_id: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        min_win: int | None = None,
+        feature: str | None = None,
+        model_version: str | None = None,
+        limit: int = 100,
+    ) -> list[dict[str, Any]]:
+        """Summaries matching every filter given, newest first (times are ISO-8601)."""
+        where, params = ["1 = 1"], {"limit": limit}
+        filters: list[tuple[Any, str, str]] = [
+            (player_id, "player_id = :player_id", "player_id"),
+            (since, "time >= :since", "since"),
+            (until, "time < :until", "until"),
+            (min_win, "total_win >= :min_win", "min_win"),
+            (model_version, "model_version = :model_version", "model_version"),
+        ]
+        for value, clause, name in filters:
+            if value is not None:
+                where.append(clause)
+                params[name] = value
+        if feature is not None:
+            if feature not in FEATURE_EVENTS:
+                raise ValueError(f"feature is one of {', '.join(FEATURE_EVENTS)}")
+            where.append(f"{feature} = :yes")
+            params["yes"] = True
+        rows = self._all(
+            f"SELECT {_SUMMARY} FROM view_rounds WHERE {' AND '.join(where)} "
+            "ORDER BY position DESC LIMIT :limit",
+            params,
+        )
+        return [_summary(row) for row in rows]
+
+    # -- balances --------------------------------------------------------------------------------
+
+    def balance(self, player_id: str) -> dict[str, Any] | None:
+        """The player state of CONTRACT.md, plus the last round id."""
+        rows = self._all(
+            "SELECT player_id, balance, level, spins_to_next_level, hold_and_win_multiplier, "
+            "free_spins_multiplier, last_round_id FROM view_balances WHERE player_id = :id",
+            {"id": player_id},
+        )
+        if not rows:
+            return None
+        row = dict(rows[0])
+        for name in ("hold_and_win_multiplier", "free_spins_multiplier"):
+            row[name] = float(row[name])
+        return row
+
+    def balances(self) -> list[dict[str, Any]]:
+        return [dict(row) for row in self._all("SELECT * FROM view_balances ORDER BY player_id")]
+
+    # -- statistics ------------------------------------------------------------------------------
+
+    def stats(
+        self,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        model_version: str | None = None,
+    ) -> dict[str, Any]:
+        """Per day (YYYY-MM-DD, `until` exclusive), level and model version."""
+        where, params = ["1 = 1"], {}
+        for value, clause, name in (
+            (since, "day >= :since", "since"),
+            (until, "day < :until", "until"),
+            (model_version, "model_version = :model_version", "model_version"),
+        ):
+            if value is not None:
+                where.append(clause)
+                params[name] = value
+        condition = " AND ".join(where)
+        buckets = self._all(
+            f"SELECT * FROM view_stats WHERE {condition} ORDER BY day, level, model_version",
+            params,
+        )
+        jackpots = self._all(f"SELECT * FROM view_stats_jackpots WHERE {condition}", params)
+        largest = self._all(
+            f"SELECT * FROM view_stats_largest_wins WHERE {condition} "
+            "ORDER BY total_win DESC, position ASC",
+            params,
+        )
+        tiers: dict[tuple[str, int, str], dict[str, Any]] = {}
+        for row in jackpots:
+            key = (row["day"], row["level"], row["model_version"])
+            tier = {"count": row["count"], "amount": row["amount"]}
+            tiers.setdefault(key, {})[row["tier"]] = tier
+        return {
+            "buckets": [
+                _bucket(row, tiers.get((row["day"], row["level"], row["model_version"]), {}))
+                for row in buckets
+            ],
+            "largest_wins": [{k: v for k, v in row.items() if k != "position"} for row in largest],
+        }
+
+    # -- read your writes ------------------------------------------------------------------------
+
+    def position(self) -> int:
+        """The notification id every view has projected (0 before the first)."""
+        reached = []
+        for view in all_views():
+            try:
+                rows = self._all(
+                    f"SELECT MAX(notification_id) AS n FROM {view.tracking_table} "
+                    "WHERE application_name <> :migration",
+                    {"migration": _MIGRATION_ROW},
+                )
+            except Exception:  # noqa: BLE001 - no tracking table yet: nothing projected
+                return 0
+            reached.append(int(rows[0]["n"] or 0))
+        return min(reached)
+
+    def wait_for(self, position: int | None, timeout: float = 1.0) -> bool:
+        """Whether the views reached `position` within `timeout` seconds."""
+        if position is None:
+            return True
+        deadline = time.monotonic() + timeout
+        pause = 0.005
+        while self.position() < position:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(min(pause, max(deadline - time.monotonic(), 0)))
+            pause = min(pause * 2, 0.1)
+        return True
+
+
+def _summary(row: Row) -> dict[str, Any]:
+    return {
+        "round_id": row["round_id"],
+        "time": iso_time(row["time"]),
+        "stake": row["stake"],
+        "total_win": row["total_win"],
+        "level_before": row["level_before"],
+        "level_after": row["level_after"],
+        "features": json.loads(row["features"]),
+        "max_win_hit": bool(row["max_win_hit"]),
+    }
+
+
+def _bucket(row: Row, jackpots: dict[str, Any]) -> dict[str, Any]:
+    bucket = dict(row)
+    staked, won = int(row["staked"]), int(row["won"])
+    bucket["actual_rtp"] = won / staked if staked else None
+    bucket["theoretical_rtp"] = theoretical_rtp(int(row["level"]), str(row["model_version"]))
+    bucket["jackpots"] = jackpots
+    return bucket
+
+
+@functools.lru_cache(maxsize=1)
+def _rules_document() -> dict[str, Any] | None:
+    try:
+        document: dict[str, Any] = importlib.import_module("domain.rules_document").rules_document()
+    except (ImportError, AttributeError):
+        return None
+    return document
+
+
+def theoretical_rtp(level: int, model_version: str) -> float | None:
+    """The rules document's RTP of a level (None until the document exists, or for a model
+    version it does not describe). Level 5 uses its first state (multipliers at the start)."""
+    document = _rules_document()
+    if document is None or document.get("model_version") != model_version:
+        return None
+    for state in document.get("states", []):
+        if state.get("level") == level and state.get("rtp") is not None:
+            return float(state["rtp"])
+    return None

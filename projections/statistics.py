@@ -1,0 +1,150 @@
+"""Statistics: per day, level and model version, what was staked and won, which features
+came, jackpots by tier, and the largest wins. Actual RTP is won / staked, read beside the
+rules document's theoretical RTP (projections.queries)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC
+from typing import Any
+
+from projections.events import RecordedEvent
+from projections.pending import PendingRounds
+from projections.recorders import Sql, View
+from projections.rounds import FEATURE_EVENTS, round_features
+
+LARGEST_WINS_KEPT = 100
+_COUNTERS = ("rounds", "staked", "won", *FEATURE_EVENTS, "max_win_hits")
+Bucket = tuple[str, int, str]  # day, level played, model version
+
+
+class StatisticsView(View):
+    name = "stats"
+    tables = ("view_stats", "view_stats_jackpots", "view_stats_largest_wins", "view_stats_pending")
+
+    def __init__(self) -> None:
+        self.pending = PendingRounds("view_stats_pending")
+
+    def ddl(self) -> list[str]:
+        key = "day TEXT NOT NULL, level INTEGER NOT NULL, model_version TEXT NOT NULL"
+        return [
+            f"CREATE TABLE IF NOT EXISTS view_stats ({key}, "
+            + ", ".join(f"{c} BIGINT NOT NULL" for c in _COUNTERS)
+            + ", largest_win BIGINT NOT NULL, largest_win_round_id TEXT, "
+            "PRIMARY KEY (day, level, model_version))",
+            f"CREATE TABLE IF NOT EXISTS view_stats_jackpots ({key}, tier TEXT NOT NULL, "
+            "count BIGINT NOT NULL, amount BIGINT NOT NULL, "
+            "PRIMARY KEY (day, level, model_version, tier))",
+            "CREATE TABLE IF NOT EXISTS view_stats_largest_wins (round_id TEXT PRIMARY KEY, "
+            "player_id TEXT NOT NULL, position BIGINT NOT NULL, day TEXT NOT NULL, "
+            "level INTEGER NOT NULL, model_version TEXT NOT NULL, stake BIGINT NOT NULL, "
+            "total_win BIGINT NOT NULL)",
+            *self.pending.ddl(),
+        ]
+
+    def apply(self, db: Sql, events: Sequence[RecordedEvent]) -> None:
+        buckets: dict[Bucket, dict[str, Any]] = {}
+        jackpots: dict[tuple[Bucket, str], list[int]] = {}
+        wins: list[dict[str, Any]] = []
+        for part in self.pending.settled_rounds(db, events):
+            start, settled = part[0].data, part[-1].data
+            bucket = (
+                part[0].timestamp.astimezone(UTC).date().isoformat(),
+                int(settled["level"]),  # the level the round was played at (unlocks come first)
+                str(start["model_version"]),
+            )
+            win = int(settled["total_win"])
+            features = round_features([e.name for e in part])
+            row = buckets.setdefault(bucket, _empty_bucket())
+            row["rounds"] += 1
+            row["staked"] += int(start["stake"])
+            row["won"] += win
+            for feature in features:
+                row[feature] += 1
+            row["max_win_hits"] += int(bool(settled.get("max_win_hit")))
+            if win > row["largest_win"]:  # strictly: on a tie the earlier round stays
+                row["largest_win"], row["largest_win_round_id"] = win, str(start["round_id"])
+            for event in part:
+                if event.name == "JackpotWon":
+                    tier = jackpots.setdefault((bucket, str(event.payload["tier"])), [0, 0])
+                    tier[0] += 1
+                    tier[1] += int(event.payload["amount"])
+            if win > 0:
+                wins.append(_largest_win_row(part, bucket, win))
+        _add_buckets(db, buckets)
+        _add_jackpots(db, jackpots)
+        _keep_largest_wins(db, wins)
+
+
+def _empty_bucket() -> dict[str, Any]:
+    return {**dict.fromkeys(_COUNTERS, 0), "largest_win": 0, "largest_win_round_id": None}
+
+
+def _largest_win_row(part: Sequence[RecordedEvent], bucket: Bucket, win: int) -> dict[str, Any]:
+    start = part[0].data
+    return {
+        "round_id": str(start["round_id"]),
+        "player_id": str(start["player_id"]),
+        "position": part[-1].position,
+        "day": bucket[0],
+        "level": bucket[1],
+        "model_version": bucket[2],
+        "stake": int(start["stake"]),
+        "total_win": win,
+    }
+
+
+def _add_buckets(db: Sql, buckets: dict[Bucket, dict[str, Any]]) -> None:
+    columns = (*_COUNTERS, "largest_win", "largest_win_round_id")
+    sums = ", ".join(f"{c} = view_stats.{c} + excluded.{c}" for c in _COUNTERS)
+    db.execute_many(
+        f"INSERT INTO view_stats (day, level, model_version, {', '.join(columns)}) "
+        f"VALUES (:day, :level, :model_version, {', '.join(':' + c for c in columns)}) "
+        f"ON CONFLICT (day, level, model_version) DO UPDATE SET {sums}, "
+        "largest_win_round_id = CASE WHEN excluded.largest_win > view_stats.largest_win "
+        "THEN excluded.largest_win_round_id ELSE view_stats.largest_win_round_id END, "
+        "largest_win = CASE WHEN excluded.largest_win > view_stats.largest_win "
+        "THEN excluded.largest_win ELSE view_stats.largest_win END",
+        (
+            {"day": day, "level": level, "model_version": model, **row}
+            for (day, level, model), row in buckets.items()
+        ),
+    )
+
+
+def _add_jackpots(db: Sql, jackpots: dict[tuple[Bucket, str], list[int]]) -> None:
+    db.execute_many(
+        "INSERT INTO view_stats_jackpots VALUES "
+        "(:day, :level, :model_version, :tier, :count, :amount) "
+        "ON CONFLICT (day, level, model_version, tier) DO UPDATE SET "
+        "count = view_stats_jackpots.count + excluded.count, "
+        "amount = view_stats_jackpots.amount + excluded.amount",
+        (
+            {
+                "day": b[0],
+                "level": b[1],
+                "model_version": b[2],
+                "tier": tier,
+                "count": count,
+                "amount": amount,
+            }
+            for (b, tier), (count, amount) in jackpots.items()
+        ),
+    )
+
+
+def _keep_largest_wins(db: Sql, wins: list[dict[str, Any]]) -> None:
+    """The top wins overall, biggest first, the earlier round first on a tie."""
+    wins = sorted(wins, key=lambda w: (-w["total_win"], w["position"]))[:LARGEST_WINS_KEPT]
+    if not wins:
+        return
+    db.execute_many(
+        "INSERT INTO view_stats_largest_wins VALUES (:round_id, :player_id, :position, :day, "
+        ":level, :model_version, :stake, :total_win)",
+        wins,
+    )
+    db.execute(
+        "DELETE FROM view_stats_largest_wins WHERE round_id NOT IN (SELECT round_id FROM "
+        "view_stats_largest_wins ORDER BY total_win DESC, position ASC LIMIT :kept)",
+        {"kept": LARGEST_WINS_KEPT},
+    )
