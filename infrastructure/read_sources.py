@@ -81,3 +81,44 @@ class ReadYourWritesRounds:
     def round(self, round_id: str) -> dict[str, Any] | None:
         found = self.projection.round(round_id) if self.projection is not None else None
         return found if found is not None else self.write_side.round(round_id)
+
+
+SUMMARY_FIELDS = (
+    "round_id",
+    "session_id",
+    "stake",
+    "total_win",
+    "balance_before",
+    "balance_after",
+    "level_before",
+    "level_after",
+    "model_version",
+    "max_win_hit",
+)
+
+
+def round_summary(played: dict[str, Any]) -> dict[str, Any]:
+    """One history line of a round (GET /rounds/{round_id} gives the whole of it)."""
+    return {name: played[name] for name in SUMMARY_FIELDS if name in played}
+
+
+class WriteSideRounds:
+    """Rounds read back from the players' streams (slower than the read model, always current)."""
+
+    def __init__(self, application: Any) -> None:
+        self.application = application
+
+    def round(self, round_id: str) -> dict[str, Any] | None:
+        from domain.errors import RoundNotFound
+
+        try:
+            played: dict[str, Any] = self.application.round(round_id)
+        except RoundNotFound:
+            return None
+        return played
+
+    def player_rounds(self, player_id: str, limit: int, before: str | None) -> list[dict[str, Any]]:
+        ids: list[str] = self.application.round_ids(player_id)
+        if before is not None:
+            ids = ids[ids.index(before) + 1 :] if before in ids else []
+        return [round_summary(self.application.round(round_id)) for round_id in ids[:limit]]

@@ -6,34 +6,29 @@ import itertools
 from typing import Any
 
 from fastapi.testclient import TestClient
+from pydantic import SecretStr
 
-from infrastructure.http.app import create_app
-from infrastructure.http.deps import HttpDeps
-from infrastructure.http.metrics import Metrics
-from infrastructure.read_sources import ReadYourWritesRounds, rules_document
+from infrastructure.bootstrap import build_http_app
+from infrastructure.settings import Settings
 
 OPERATOR = "operator-key-for-tests"
 AUDITOR = "auditor-key-for-tests"
 _ids = itertools.count()
 
 
-def client_for(service: Any, rounds: Any = None, rate_limit: int = 0) -> TestClient:
-    deps = HttpDeps(
-        service=service,
-        rounds=rounds or ReadYourWritesRounds(None, service),
-        verify_player=lambda player_id: {
-            "ok": True,
-            "events_checked": 1,
-            "rounds_rederived": 0,
-            "problems": [],
-        },
-        rules_document=rules_document,
-        operator_key=OPERATOR,
-        auditor_key=AUDITOR,
-        metrics=Metrics(),
+def settings_for(database_url: str = "sqlite:///:memory:", rate_limit: int = 0) -> Settings:
+    return Settings(
+        database_url=database_url,
+        operator_key=SecretStr(OPERATOR),
+        auditor_key=SecretStr(AUDITOR),
         rate_limit_per_second=rate_limit,
     )
-    return TestClient(create_app(deps), raise_server_exceptions=False)
+
+
+def client_for(service: Any, rate_limit: int = 0) -> TestClient:
+    """The HTTP app as the composition root wires it, around `service`."""
+    app = build_http_app(settings_for(rate_limit=rate_limit), service)
+    return TestClient(app, raise_server_exceptions=False)
 
 
 def bearer(secret: str) -> dict[str, str]:

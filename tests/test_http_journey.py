@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from fake_game_service import FakeGameService
 from fastapi.testclient import TestClient
 from http_support import AUDITOR, OPERATOR, Journey, bearer, client_for, unique
 
 
 @pytest.fixture
-def client() -> Iterator[TestClient]:
-    with client_for(FakeGameService()) as test_client:
+def client(service: Any) -> Iterator[TestClient]:
+    with client_for(service) as test_client:
         yield test_client
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
-from fake_game_service import FakeGameService
+from conftest import STORES, fresh_postgres_database, sqlite_url
 from fastapi.testclient import TestClient
 from http_support import AUDITOR, OPERATOR, Journey, bearer, client_for, unique
+
+from infrastructure.application import PumpkinApplication
 
 CALLERS = ("nobody", "unknown", "operator", "auditor", "own", "other", "closed")
 
@@ -69,10 +72,19 @@ class World:
         }[endpoint]
 
 
-@pytest.fixture(scope="module")
-def client() -> Iterator[TestClient]:
-    with client_for(FakeGameService()) as test_client:
-        yield test_client
+@pytest.fixture(scope="module", params=STORES)
+def client(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[TestClient]:
+    """One app per store for the whole matrix (a fresh database per cell would be slow)."""
+    with ExitStack() as stack:
+        if request.param == "sqlite":
+            url = sqlite_url(tmp_path_factory.mktemp("roles"))
+        else:
+            url = stack.enter_context(fresh_postgres_database())
+        application = PumpkinApplication.from_url(url)
+        stack.callback(application.close)
+        yield stack.enter_context(client_for(application))
 
 
 @pytest.mark.parametrize(

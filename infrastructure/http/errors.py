@@ -19,6 +19,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "insufficient_funds": 409,
     "session_closed": 409,
     "request_id_reused": 409,
+    "concurrent_update": 409,
     "invalid_stake": 422,
     "invalid_amount": 422,
     "invalid_player_id": 422,

@@ -1,0 +1,118 @@
+"""THE composition root: settings -> event store and application -> read models -> HTTP app.
+
+Nothing is built at import time; each builder is called by the CLI (or a test) that needs it.
+Modules owned by other parts of the system (projections, verification) are imported lazily, so
+the service still starts, with honest fallbacks, in a build that lacks them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import FastAPI
+
+from infrastructure.http.app import create_app
+from infrastructure.http.deps import HttpDeps
+from infrastructure.http.metrics import Metrics
+from infrastructure.logging import REVEAL, get_logger
+from infrastructure.read_sources import (
+    ReadYourWritesRounds,
+    RoundSource,
+    WriteSideRounds,
+    player_verifier,
+    rules_document,
+)
+from infrastructure.settings import Settings
+
+log = get_logger("pumpkin.bootstrap")
+
+
+@dataclass
+class Runtime:
+    """Everything `serve` runs, and how to stop it in reverse order."""
+
+    settings: Settings
+    application: Any
+    http_app: FastAPI
+    closers: list[Callable[[], object]] = field(default_factory=list)
+
+    def close(self) -> None:
+        for close in reversed(self.closers):
+            try:
+                close()
+            except Exception:  # noqa: BLE001 - shutting down: log and keep closing the rest
+                log.exception("close_failed", closer=getattr(close, "__qualname__", "?"))
+
+
+def build_application(settings: Settings) -> Any:
+    """The event-sourced application (GameService) on PUMPKIN_DATABASE_URL."""
+    from infrastructure.application import PumpkinApplication
+
+    return PumpkinApplication.from_url(settings.database_url)
+
+
+def build_projection_rounds(settings: Settings) -> RoundSource | None:
+    """The rounds read model's reader, if the projections package provides one."""
+    try:
+        reader_module = importlib.import_module("projections.reader")
+    except ImportError:
+        return None
+    factory = getattr(reader_module, "rounds_reader", None)
+    return factory(settings) if factory is not None else None
+
+
+def build_http_app(
+    settings: Settings, application: Any, projection_rounds: RoundSource | None = None
+) -> FastAPI:
+    deps = HttpDeps(
+        service=application,
+        rounds=ReadYourWritesRounds(projection_rounds, WriteSideRounds(application)),
+        verify_player=player_verifier(application),
+        rules_document=rules_document,
+        operator_key=settings.operator_key.get_secret_value(),
+        auditor_key=settings.auditor_key.get_secret_value(),
+        metrics=Metrics(),
+        max_body_bytes=settings.max_body_bytes,
+        rate_limit_per_second=settings.rate_limit_per_second,
+    )
+    return create_app(deps)
+
+
+def announce_generated_keys(settings: Settings) -> None:
+    """Keys not set in the environment were made up for this run: say them ONCE, here."""
+    operator_generated, auditor_generated = settings.keys_were_generated
+    shown: dict[str, Any] = {}
+    if operator_generated:
+        shown["operator_key"] = settings.operator_key.get_secret_value()
+    if auditor_generated:
+        shown["auditor_key"] = settings.auditor_key.get_secret_value()
+    if shown:
+        log.warning("generated_keys_for_this_run", **shown, **{REVEAL: True})
+
+
+def start_projections_in_process(settings: Settings) -> Callable[[], object] | None:
+    """Run the projections beside the API (the one-command default); returns how to stop them."""
+    try:
+        runner = importlib.import_module("projections.runner")
+    except ImportError:
+        log.warning("projections_unavailable", reason="projections.runner is not in this build")
+        return None
+    handle = runner.start_in_process(settings)
+    stop = getattr(handle, "stop", None) or getattr(handle, "close", None)
+    return stop if callable(stop) else None
+
+
+def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime:
+    application = build_application(settings)
+    runtime = Runtime(settings, application, FastAPI())
+    runtime.closers.append(application.close)
+    if with_projections:
+        stop = start_projections_in_process(settings)
+        if stop is not None:
+            runtime.closers.append(stop)
+    runtime.http_app = build_http_app(settings, application, build_projection_rounds(settings))
+    log.info("service_built", database=settings.database_url_for_log)
+    return runtime
