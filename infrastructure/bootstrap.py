@@ -54,14 +54,13 @@ def build_application(settings: Settings) -> Any:
     return PumpkinApplication.from_url(settings.database_url)
 
 
-def build_projection_rounds(settings: Settings) -> RoundSource | None:
-    """The rounds read model's reader, if the projections package provides one."""
+def build_projection_rounds(settings: Settings) -> Any:
+    """The rounds read model's reader (projections.queries.RecallReader), if this build has it."""
     try:
-        reader_module = importlib.import_module("projections.reader")
+        queries = importlib.import_module("projections.queries")
     except ImportError:
         return None
-    factory = getattr(reader_module, "rounds_reader", None)
-    return factory(settings) if factory is not None else None
+    return queries.RecallReader(settings.database_url)
 
 
 def build_http_app(
@@ -113,6 +112,9 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
         stop = start_projections_in_process(settings)
         if stop is not None:
             runtime.closers.append(stop)
-    runtime.http_app = build_http_app(settings, application, build_projection_rounds(settings))
+    reader = build_projection_rounds(settings)
+    if reader is not None:
+        runtime.closers.append(reader.close)
+    runtime.http_app = build_http_app(settings, application, reader)
     log.info("service_built", database=settings.database_url_for_log)
     return runtime

@@ -6,10 +6,16 @@ back to a minimal honest version while that module is absent (imports are lazy o
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from domain import board
+from domain.errors import RoundNotFound
+from infrastructure.logging import get_logger
+
+T = TypeVar("T")
+log = get_logger("pumpkin.reads")
 
 
 def _optional(module: str, name: str) -> Any:
@@ -40,19 +46,25 @@ def rules_document() -> dict[str, Any]:
 
 
 def player_verifier(application: Any) -> Callable[[str], dict[str, Any]]:
-    """infrastructure.verification.verify_player bound to the application."""
+    """infrastructure.verification.verify_player bound to the application; while that module is
+    absent, a minimal check of the player's hash chain (rounds are not re-derived)."""
     verify = _optional("infrastructure.verification", "verify_player")
 
     def verify_player(player_id: str) -> dict[str, Any]:
-        if verify is None:
-            return {
-                "ok": False,
-                "events_checked": 0,
-                "rounds_rederived": 0,
-                "problems": ["verification is not available in this build"],
-            }
-        report: dict[str, Any] = verify(application, player_id)
-        return report
+        if verify is not None:
+            report: dict[str, Any] = verify(application, player_id)
+            return report
+        problems = [
+            {"stream": p.stream, "version": p.version, "kind": p.kind, "detail": p.detail}
+            for p in application.check_player_chain(player_id)
+        ]
+        checked = sum(1 for _ in application.player_events(player_id))
+        return {
+            "ok": not problems,
+            "events_checked": checked,
+            "rounds_rederived": 0,
+            "problems": problems,
+        }
 
     return verify_player
 
@@ -66,40 +78,68 @@ class RoundSource(Protocol):
 
 
 class ReadYourWritesRounds:
-    """Rounds from the read model; a round it does not hold yet (just played, the projection
-    still behind) is read from the write side, so a round is always found right after its spin.
-    """
+    """Rounds from the read model, never behind the caller's own writes: a round the projection
+    does not hold yet (just played) is read from the write side, and a first page whose newest
+    round is not the player's newest is waited for briefly, then built from the write side."""
 
-    def __init__(self, projection: RoundSource | None, write_side: RoundSource) -> None:
+    def __init__(
+        self,
+        projection: RoundSource | None,
+        write_side: WriteSideRounds,
+        wait_seconds: float = 0.25,
+    ) -> None:
         self.projection = projection
         self.write_side = write_side
+        self.wait_seconds = wait_seconds
 
     def player_rounds(self, player_id: str, limit: int, before: str | None) -> list[dict[str, Any]]:
-        source = self.projection or self.write_side
-        return source.player_rounds(player_id, limit, before)
+        if self.projection is None:
+            return self.write_side.player_rounds(player_id, limit, before)
+        newest = self.write_side.newest_round_id(player_id) if before is None else None
+        deadline = time.monotonic() + self.wait_seconds
+        while True:
+            page = self._projected(lambda p: p.player_rounds(player_id, limit, before))
+            if page is None:
+                break
+            if newest is None or (page and page[0]["round_id"] == newest):
+                return page
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.01)
+        return self.write_side.player_rounds(player_id, limit, before)
 
     def round(self, round_id: str) -> dict[str, Any] | None:
-        found = self.projection.round(round_id) if self.projection is not None else None
+        found = self._projected(lambda p: p.round(round_id))
         return found if found is not None else self.write_side.round(round_id)
 
-
-SUMMARY_FIELDS = (
-    "round_id",
-    "session_id",
-    "stake",
-    "total_win",
-    "balance_before",
-    "balance_after",
-    "level_before",
-    "level_after",
-    "model_version",
-    "max_win_hit",
-)
+    def _projected(self, read: Callable[[RoundSource], T]) -> T | None:
+        """The read model's answer; None if there is none or it fails (no views yet)."""
+        if self.projection is None:
+            return None
+        try:
+            return read(self.projection)
+        except Exception as exc:  # noqa: BLE001 - the write side can always answer instead
+            log.warning("rounds_read_model_unavailable", error=type(exc).__name__)
+            return None
 
 
 def round_summary(played: dict[str, Any]) -> dict[str, Any]:
-    """One history line of a round (GET /rounds/{round_id} gives the whole of it)."""
-    return {name: played[name] for name in SUMMARY_FIELDS if name in played}
+    """One history line of a round, in the read model's shape (the write side has no time)."""
+    return {
+        "round_id": played["round_id"],
+        "time": None,
+        "stake": played["stake"],
+        "total_win": played["total_win"],
+        "level_before": played["level_before"],
+        "level_after": played["level_after"],
+        "features": _features(played.get("events", [])),
+        "max_win_hit": played["max_win_hit"],
+    }
+
+
+def _features(event_names: list[str]) -> list[str]:
+    round_features = _optional("projections.rounds", "round_features")
+    return list(round_features(event_names)) if round_features is not None else []
 
 
 class WriteSideRounds:
@@ -109,13 +149,15 @@ class WriteSideRounds:
         self.application = application
 
     def round(self, round_id: str) -> dict[str, Any] | None:
-        from domain.errors import RoundNotFound
-
         try:
             played: dict[str, Any] = self.application.round(round_id)
         except RoundNotFound:
             return None
         return played
+
+    def newest_round_id(self, player_id: str) -> str | None:
+        ids: list[str] = self.application.round_ids(player_id)
+        return ids[0] if ids else None
 
     def player_rounds(self, player_id: str, limit: int, before: str | None) -> list[dict[str, Any]]:
         ids: list[str] = self.application.round_ids(player_id)
