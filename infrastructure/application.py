@@ -49,7 +49,7 @@ from infrastructure.ports import SessionRef
 
 T = TypeVar("T")
 
-ATTEMPTS = 8  # a command that loses a race this many times in a row gets ConcurrentUpdate
+ATTEMPTS = 10  # a command that loses a race this many times in a row gets ConcurrentUpdate
 SNAPSHOT_EVERY = 500  # events: loading a player replays at most this many after its snapshot
 CACHED_PLAYERS = 10_000
 _READ_CHUNK = 64
