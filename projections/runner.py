@@ -28,7 +28,6 @@ from projections.views import all_views
 
 log = logging.getLogger(__name__)
 
-CATCH_UP_CHUNK = 2000
 RETRY_AFTER_SECONDS = 1.0
 
 
@@ -46,8 +45,11 @@ def open_event_store(url: str) -> Any:
 
 
 class ProjectionsRunner:
-    def __init__(self, settings: HasDatabaseUrl | str, *, fresh: bool = False) -> None:
+    def __init__(
+        self, settings: HasDatabaseUrl | str, *, fresh: bool = False, max_batch: int = 2000
+    ) -> None:
         url = database_url_of(settings)
+        self.max_batch = max_batch
         self.app = open_event_store(url)
         self.datastore = open_datastore(url)
         views = all_views()
@@ -84,7 +86,7 @@ class ProjectionsRunner:
         until = self.app.recorder.max_notification_id() or 0
         while self.position < until:
             chunk = self.app.recorder.select_notifications(
-                start=self.position, limit=CATCH_UP_CHUNK, stop=until, inclusive_of_start=False
+                start=self.position, limit=self.max_batch, stop=until, inclusive_of_start=False
             )
             if not chunk:
                 break
@@ -94,7 +96,7 @@ class ProjectionsRunner:
     def follow(self) -> None:
         """Project events as they are committed, until stop(); survive a store outage."""
         while not self._stopping.is_set():
-            feed = EventFeed(self.app.recorder, after=self.position)
+            feed = EventFeed(self.app.recorder, after=self.position, max_batch=self.max_batch)
             try:
                 while not self._stopping.is_set():
                     self.process(feed.next_batch(timeout=0.1))

@@ -1,0 +1,200 @@
+"""The read models after a scenario, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from infrastructure.application import PumpkinApplication
+from projections.export import export_audit
+from projections.queries import RecallReader
+from projections.runner import ProjectionsRunner, rebuild, start_in_process
+from projections.dump import dump_views
+
+
+def play_scenario(app: PumpkinApplication, players: int = 3, spins: int = 25) -> list[str]:
+    """Deposits, withdrawals, sessions opened and closed, rounds; the player ids."""
+    ids = [f"player-{n}" for n in range(players)]
+    for n, player_id in enumerate(ids):
+        app.register_player(player_id)
+        app.deposit(player_id, 50_000, f"{player_id}-in")
+        session_id, _token = app.open_session(player_id)
+        for spin in range(spins + n):
+            app.spin(session_id, 20 * (1 + spin % 3), f"{player_id}-spin-{spin}")
+        app.withdraw(player_id, 100, f"{player_id}-out")
+        app.close_session(session_id)
+    return ids
+
+
+def project(url: str, max_batch: int = 2000) -> int:
+    runner = ProjectionsRunner(url, max_batch=max_batch)
+    try:
+        return runner.catch_up()
+    finally:
+        runner.stop()
+
+
+def test_the_balance_view_equals_each_players_aggregate(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    players = play_scenario(service)
+    project(store_url)
+    reader = RecallReader(store_url)
+    try:
+        for player_id in players:
+            view = reader.balance(player_id)
+            assert view is not None
+            state = service.player_state(player_id)
+            assert {k: view[k] for k in state} == state
+            assert view["last_round_id"] == service.round_ids(player_id)[0]
+        assert reader.balance("nobody") is None
+    finally:
+        reader.close()
+
+
+def test_a_recalled_round_is_exactly_what_the_write_side_recorded(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    players = play_scenario(service, players=2, spins=12)
+    project(store_url)
+    reader = RecallReader(store_url)
+    try:
+        for player_id in players:
+            for round_id in service.round_ids(player_id):
+                assert reader.round(round_id) == service.round(round_id)
+        assert reader.round("player-0.999") is None
+    finally:
+        reader.close()
+
+
+def test_a_players_rounds_page_newest_first_with_limit_and_before(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    play_scenario(service, players=2, spins=12)
+    project(store_url)
+    reader = RecallReader(store_url)
+    try:
+        expected = service.round_ids("player-1")
+        pages, before = [], None
+        while True:
+            page = reader.player_rounds("player-1", limit=5, before=before)
+            if not page:
+                break
+            pages.append(page)
+            before = page[-1]["round_id"]
+        seen = [row["round_id"] for page in pages for row in page]
+        assert seen == expected
+        assert [len(page) for page in pages] == [5, 5, 3]
+        first = pages[0][0]
+        recorded = service.round(first["round_id"])
+        assert set(first) == {"round_id", "time", "stake", "total_win", "level_before",
+                              "level_after", "features", "max_win_hit"}
+        assert first["stake"] == recorded["stake"]
+        assert first["total_win"] == recorded["total_win"]
+        assert reader.player_rounds("nobody", limit=5) == []
+    finally:
+        reader.close()
+
+
+def test_rounds_can_be_found_by_win_size_model_version_and_time(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    play_scenario(service, players=2, spins=12)
+    project(store_url)
+    reader = RecallReader(store_url)
+    try:
+        everything = reader.find_rounds(limit=1000)
+        assert len(everything) == 12 + 13
+        winners = reader.find_rounds(min_win=1, limit=1000)
+        assert all(row["total_win"] >= 1 for row in winners)
+        assert len(winners) == sum(1 for row in everything if row["total_win"] >= 1)
+        model = service.round(everything[0]["round_id"])["model_version"]
+        assert len(reader.find_rounds(model_version=model, limit=1000)) == len(everything)
+        assert reader.find_rounds(model_version="no-such-model") == []
+        oldest = everything[-1]["time"]
+        assert len(reader.find_rounds(since=oldest, limit=1000)) == len(everything)
+        assert reader.find_rounds(until=oldest) == []
+    finally:
+        reader.close()
+
+
+def test_statistics_add_up_to_the_rounds(service: PumpkinApplication, store_url: str) -> None:
+    play_scenario(service)
+    project(store_url)
+    reader = RecallReader(store_url)
+    try:
+        rounds = [service.round(r) for p in ("player-0", "player-1", "player-2")
+                  for r in service.round_ids(p)]
+        stats = reader.stats()
+        buckets = stats["buckets"]
+        assert sum(b["rounds"] for b in buckets) == len(rounds)
+        assert sum(b["staked"] for b in buckets) == sum(r["stake"] for r in rounds)
+        assert sum(b["won"] for b in buckets) == sum(r["total_win"] for r in rounds)
+        for bucket in buckets:
+            assert bucket["actual_rtp"] == bucket["won"] / bucket["staked"]
+            assert "theoretical_rtp" in bucket
+        wins = [r["total_win"] for r in rounds if r["total_win"] > 0]
+        assert [w["total_win"] for w in stats["largest_wins"]] == sorted(wins, reverse=True)
+    finally:
+        reader.close()
+
+
+def test_the_audit_trail_holds_every_event_and_exports_as_csv_and_json_lines(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    play_scenario(service, players=2, spins=5)
+    project(store_url)
+    stored = service.recorder.select_notifications(start=1, limit=100_000)
+    as_csv, as_jsonl = io.StringIO(), io.StringIO()
+    assert export_audit(store_url, as_csv, "csv") == len(stored)
+    assert export_audit(store_url, as_jsonl, "jsonl") == len(stored)
+    rows = list(csv.DictReader(io.StringIO(as_csv.getvalue())))
+    lines = [json.loads(line) for line in as_jsonl.getvalue().splitlines()]
+    assert [int(r["position"]) for r in rows] == [n.id for n in stored]
+    assert [line["position"] for line in lines] == [n.id for n in stored]
+    deposits = [line for line in lines if line["name"] == "Deposited"]
+    assert [(d["player_id"], d["amount"]) for d in deposits] == [
+        ("player-0", 50_000), ("player-1", 50_000)
+    ]
+    # Each event's hash is the next one's prev_hash in the same stream (the chain, flattened).
+    player_0 = [line for line in lines if line["player_id"] == "player-0"
+                and line["name"] not in ("Issued",)]
+    for before, after in zip(player_0, player_0[1:], strict=False):
+        assert after["prev_hash"] == before["hash"]
+    one = io.StringIO()
+    assert export_audit(store_url, one, "jsonl", player_id="player-1") == sum(
+        1 for line in lines if line["player_id"] == "player-1"
+    )
+
+
+def test_views_after_a_scenario_equal_views_rebuilt_from_zero(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    play_scenario(service)
+    project(store_url, max_batch=3)  # small batches: rounds straddle transactions
+    followed = dump_views(store_url)
+    assert rebuild(store_url) == service.recorder.max_notification_id()
+    assert dump_views(store_url) == followed
+    assert followed["view_rounds_pending"] == []
+
+
+def test_an_in_process_runner_lets_the_api_read_its_own_writes(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    handle = start_in_process(store_url)
+    reader = RecallReader(store_url)
+    try:
+        service.register_player("eve")
+        service.deposit("eve", 10_000, "eve-in")
+        session_id, _token = service.open_session("eve")
+        answer = service.spin(session_id, 20, "eve-spin-1")
+        position = service.recorder.max_notification_id()
+        assert handle.wait_for(position, timeout=10)
+        assert reader.wait_for(position, timeout=10)
+        assert reader.round(answer["round_id"]) == answer
+        assert reader.balance("eve")["balance"] == answer["balance_after"]
+        assert not reader.wait_for(position + 1_000, timeout=0.05)
+    finally:
+        reader.close()
+        handle.stop()
