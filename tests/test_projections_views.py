@@ -7,10 +7,10 @@ import io
 import json
 
 from infrastructure.application import PumpkinApplication
+from projections.dump import dump_views
 from projections.export import export_audit
 from projections.queries import RecallReader
 from projections.runner import ProjectionsRunner, rebuild, start_in_process
-from projections.dump import dump_views
 
 
 def play_scenario(app: PumpkinApplication, players: int = 3, spins: int = 25) -> list[str]:
