@@ -25,6 +25,7 @@ def redact_secrets(
     _logger: Any, _method: str, event: MutableMapping[str, Any]
 ) -> MutableMapping[str, Any]:
     """Mask any field named like a secret, and bearer values or URL passwords inside strings."""
+    event.pop("color_message", None)  # uvicorn's ANSI-coloured duplicate of the message
     if event.pop(REVEAL, False):
         return event
     for name, value in list(event.items()):

@@ -1,0 +1,167 @@
+"""`pumpkin`: the command line of CONTRACT.md. Each command is a thin shell over the module that
+does the work; those modules are imported when their command runs, so `pumpkin --help` is fast
+and a command whose module is missing says so instead of breaking the others."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from infrastructure.logging import configure_logging
+from infrastructure.settings import Settings
+
+app = typer.Typer(
+    name="pumpkin",
+    help="Pumpkin RGS: the remote game server of one Halloween video slot.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+projections_app = typer.Typer(
+    help="Keep the read models (balances, rounds, audit trail, statistics) up to date.",
+    no_args_is_help=True,
+)
+app.add_typer(projections_app, name="projections")
+
+
+def _settings() -> Settings:
+    try:
+        settings = Settings()
+    except ValueError as exc:
+        typer.echo(f"pumpkin: bad configuration: {exc}", err=True)
+        raise typer.Exit(2) from None
+    configure_logging(settings.log_format, settings.log_level)
+    return settings
+
+
+def _function(module: str, name: str) -> Any:
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        typer.echo(f"pumpkin: {module}.{name} is not available in this build ({exc})", err=True)
+        raise typer.Exit(2) from None
+
+
+def _exit_with(code: object) -> None:
+    raise typer.Exit(int(code) if isinstance(code, int) else 0)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Override PUMPKIN_HOST.")] = None,
+    port: Annotated[int | None, typer.Option(help="Override PUMPKIN_PORT.")] = None,
+    projections: Annotated[
+        bool,
+        typer.Option(
+            help="Also run the projections in this process (turn off when a separate "
+            "`pumpkin projections run` follows the store)."
+        ),
+    ] = True,
+) -> None:
+    """Serve the HTTP API on PUMPKIN_DATABASE_URL (default: ./pumpkin.db, SQLite).
+
+    Operator and auditor keys come from PUMPKIN_OPERATOR_KEY / PUMPKIN_AUDITOR_KEY; any key not
+    set is generated for this run and written once to the log.
+    """
+    import uvicorn
+
+    from infrastructure.bootstrap import announce_generated_keys, build_runtime
+
+    settings = _settings()
+    announce_generated_keys(settings)
+    runtime = build_runtime(settings, with_projections=projections and settings.serve_projections)
+    try:
+        uvicorn.run(
+            runtime.http_app,
+            host=host or settings.host,
+            port=port or settings.port,
+            log_config=None,
+            access_log=False,
+            server_header=False,
+        )
+    finally:
+        runtime.close()
+
+
+@app.command()
+def simulate(
+    spins: Annotated[int, typer.Option(help="How many rounds to play.", min=1)],
+    level: Annotated[int, typer.Option(help="Spin Progress level the rounds start at (0-5).")] = 0,
+    hw_mult: Annotated[
+        float, typer.Option("--hw-mult", help="Hold & Win multiplier at level 5 (1.5-3).")
+    ] = 1.0,
+    fs_mult: Annotated[
+        float, typer.Option("--fs-mult", help="Free Spins multiplier at level 5 (1.5-3).")
+    ] = 1.0,
+    seed: Annotated[str | None, typer.Option(help="Master seed, for a repeatable run.")] = None,
+    workers: Annotated[int, typer.Option(help="Worker processes.", min=1)] = 1,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    report: Annotated[
+        Path | None, typer.Option(help="Write charts and tables into this folder.")
+    ] = None,
+) -> None:
+    """Play N rounds with the live engine and report RTP and frequencies.
+
+    Prints RTP with its 99% confidence interval, hit frequency, feature frequencies and the
+    largest win.
+    """
+    run = _function("infrastructure.math_commands", "simulate")
+    _exit_with(run(spins, level, hw_mult, fs_mult, seed, workers, json_out, report))
+
+
+@app.command()
+def rules(
+    json_out: Annotated[bool, typer.Option("--json", help="Print the document as JSON.")] = False,
+) -> None:
+    """Print the rules document: stakes, paylines, paytable, per-level RTP, max win."""
+    _exit_with(_function("infrastructure.math_commands", "rules")(json_out))
+
+
+@app.command()
+def rng(
+    seed: Annotated[str, typer.Option(help="A round's 256-bit seed: 64 hex digits.")],
+    n_bytes: Annotated[int, typer.Option("--bytes", help="How many bytes to write.", min=0)],
+) -> None:
+    """Write raw bytes of a round's random stream to stdout.
+
+    The first N bytes of the stream that a round with SEED draws from, for testing labs'
+    statistical suites: `pumpkin rng --seed <64 hex> --bytes 1000000 > stream.bin`.
+    """
+    _exit_with(_function("infrastructure.math_commands", "rng")(seed, n_bytes))
+
+
+@app.command()
+def verify(
+    player: Annotated[str | None, typer.Option(help="Check one player only.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Replay the event store and check it; exit 0 only if all agrees.
+
+    Rebuilds every player, checks each stream's hash chain and re-derives every round from its
+    seed and model version.
+    """
+    settings = _settings()
+    _exit_with(
+        _function("infrastructure.verification", "verify_command")(settings, player, json_out)
+    )
+
+
+@projections_app.command("run")
+def projections_run() -> None:
+    """Follow the event store into the read models until stopped (SIGTERM or Ctrl-C)."""
+    settings = _settings()
+    _function("projections.runner", "run")(settings)
+
+
+@projections_app.command("rebuild")
+def projections_rebuild() -> None:
+    """Drop the read models and replay the whole event store into them from zero."""
+    settings = _settings()
+    position = _function("projections.runner", "rebuild")(settings)
+    typer.echo(f"read models rebuilt up to event {position}")
+
+
+def main() -> None:
+    app()

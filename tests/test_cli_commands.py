@@ -1,0 +1,114 @@
+"""The `pumpkin` command line: every command explains itself, and `serve` is a whole service."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from infrastructure.cli import app
+
+COMMANDS = (
+    ["serve"],
+    ["simulate"],
+    ["rules"],
+    ["rng"],
+    ["verify"],
+    ["projections", "run"],
+    ["projections", "rebuild"],
+)
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_command_explains_itself(command: list[str]) -> None:
+    result = CliRunner().invoke(app, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage" in result.output and len(result.output.splitlines()) > 4
+
+
+def test_simulate_and_rng_take_the_contracts_options() -> None:
+    simulate = CliRunner().invoke(app, ["simulate", "--help"]).output
+    for option in (
+        "--spins",
+        "--level",
+        "--hw-mult",
+        "--fs-mult",
+        "--seed",
+        "--workers",
+        "--json",
+        "--report",
+    ):
+        assert option in simulate
+    rng = CliRunner().invoke(app, ["rng", "--help"]).output
+    assert "--seed" in rng and "--bytes" in rng
+
+
+def test_a_bad_database_url_is_a_clear_configuration_error() -> None:
+    result = CliRunner().invoke(
+        app, ["projections", "rebuild"], env={"PUMPKIN_DATABASE_URL": "mysql://nope"}
+    )
+    assert result.exit_code == 2
+    assert "PUMPKIN_DATABASE_URL" in result.output
+
+
+def test_projections_rebuild_replays_the_store(store_url: str) -> None:
+    result = CliRunner().invoke(
+        app, ["projections", "rebuild"], env={"PUMPKIN_DATABASE_URL": store_url}
+    )
+    assert result.exit_code == 0, result.output
+    assert "rebuilt" in result.output
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def test_serve_alone_is_a_working_service_and_logs_its_generated_keys_once(
+    tmp_path: Path,
+) -> None:
+    port = _free_port()
+    env = {**os.environ, "PUMPKIN_PORT": str(port), "PUMPKIN_LOG_FORMAT": "json"}
+    for name in ("PUMPKIN_OPERATOR_KEY", "PUMPKIN_AUDITOR_KEY", "PUMPKIN_DATABASE_URL"):
+        env.pop(name, None)
+    log_path = tmp_path / "serve.log"
+    with log_path.open("w") as log_file:
+        server = subprocess.Popen(
+            [sys.executable, "-c", "from infrastructure.cli import main; main()", "serve"],
+            cwd=tmp_path,
+            env=env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(200):
+            try:
+                if httpx.get(f"{base}/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        lines = [
+            json.loads(line) for line in log_path.read_text().splitlines() if line.startswith("{")
+        ]
+        keys = [line for line in lines if line["event"] == "generated_keys_for_this_run"]
+        assert len(keys) == 1
+        operator = {"Authorization": f"Bearer {keys[0]['operator_key']}"}
+        created = httpx.post(f"{base}/players", json={"player_id": "ann"}, headers=operator)
+        assert created.status_code == 201
+        assert (tmp_path / "pumpkin.db").exists()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    text = log_path.read_text()
+    assert text.count(keys[0]["operator_key"]) == 1
