@@ -1,0 +1,219 @@
+"""Spins per second and latency through HTTP, beside the application layer without HTTP.
+
+    .venv/bin/python bench/bench_http.py [--seconds 15] [--players 32] [--projections]
+
+Both figures come from the same run on fresh PostgreSQL databases (127.0.0.1:5432, user
+postgres): first the application object called directly from 32 threads (the ceiling the HTTP
+layer can reach), then `pumpkin serve` in a subprocess (uvicorn, one process) driven over
+loopback by 32 concurrent asyncio httpx clients, one player and session each. The API runs with
+PUMPKIN_LOG_LEVEL=WARNING (no per-request log line) and, unless --projections, without the
+in-process projections (the deployment runs `pumpkin projections run` beside it). The client
+shares the machine's cores with the server, so the HTTP figure is a lower bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+import psycopg
+from psycopg import sql
+
+PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
+OPERATOR = "bench-operator-key"
+STAKE = 100
+FUNDS = 10**11
+
+
+@contextmanager
+def fresh_database() -> Iterator[str]:
+    name = f"pumpkin_bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
+    finally:
+        with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (name,),
+            )
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+
+
+def summary(label: str, latencies: list[float], seconds: float, errors: int) -> str:
+    latencies.sort()
+    n = len(latencies)
+    p50 = latencies[n // 2] * 1000 if n else float("nan")
+    p99 = latencies[min(n - 1, int(n * 0.99))] * 1000 if n else float("nan")
+    mean = statistics.fmean(latencies) * 1000 if n else float("nan")
+    return (
+        f"{label:<28} {n / seconds:>8.0f} spins/s   p50 {p50:6.1f} ms   p99 {p99:6.1f} ms"
+        f"   mean {mean:6.1f} ms   ({n} spins, {errors} errors)"
+    )
+
+
+def bench_application(players: int, seconds: float) -> str:
+    """The application layer alone: `players` threads, each spinning its own session."""
+    from infrastructure.application import PumpkinApplication
+
+    with fresh_database() as url:
+        app = PumpkinApplication.from_url(url)
+        sessions = []
+        for i in range(players):
+            player_id = f"app-{i}"
+            app.register_player(player_id)
+            app.deposit(player_id, FUNDS, "funds")
+            sessions.append(app.open_session(player_id)[0])
+        latencies: list[list[float]] = [[] for _ in range(players)]
+        errors = [0] * players
+        start = threading.Barrier(players + 1)
+        stop = threading.Event()
+
+        def player(index: int) -> None:
+            start.wait()
+            n = 0
+            while not stop.is_set():
+                n += 1
+                began = time.perf_counter()
+                try:
+                    app.spin(sessions[index], STAKE, f"s{n}")
+                except Exception:  # noqa: BLE001 - counted and reported
+                    errors[index] += 1
+                latencies[index].append(time.perf_counter() - began)
+
+        threads = [threading.Thread(target=player, args=(i,)) for i in range(players)]
+        for t in threads:
+            t.start()
+        start.wait()
+        began = time.perf_counter()
+        time.sleep(seconds)
+        stop.set()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - began
+        app.close()
+    return summary(
+        "application, no HTTP", [x for xs in latencies for x in xs], elapsed, sum(errors)
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def server(url: str, projections: bool) -> Iterator[str]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "PUMPKIN_DATABASE_URL": url,
+        "PUMPKIN_OPERATOR_KEY": OPERATOR,
+        "PUMPKIN_AUDITOR_KEY": "bench-auditor",
+        "PUMPKIN_PORT": str(port),
+        "PUMPKIN_LOG_LEVEL": "WARNING",
+        "PUMPKIN_LOG_FORMAT": "json",
+        "PUMPKIN_RATE_LIMIT_PER_SECOND": "0",
+    }
+    command = [
+        sys.executable,
+        "-c",
+        "from infrastructure.cli import main; main()",
+        "serve",
+        "--projections" if projections else "--no-projections",
+    ]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                if httpx.get(f"{base}/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+async def drive_http(base: str, players: int, seconds: float, warmup: float) -> str:
+    operator = {"Authorization": f"Bearer {OPERATOR}"}
+    limits = httpx.Limits(max_connections=players + 4, max_keepalive_connections=players + 4)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
+        tokens = []
+        for i in range(players):
+            player_id = f"http-{i}"
+            (
+                await client.post("/players", json={"player_id": player_id}, headers=operator)
+            ).raise_for_status()
+            (
+                await client.post(
+                    f"/players/{player_id}/deposits",
+                    json={"amount": FUNDS, "request_id": "funds"},
+                    headers=operator,
+                )
+            ).raise_for_status()
+            opened = await client.post(f"/players/{player_id}/sessions", json={}, headers=operator)
+            tokens.append((opened.json()["session_id"], opened.json()["token"]))
+        latencies: list[float] = []
+        errors = 0
+        loop = asyncio.get_running_loop()
+        measure_from = loop.time() + warmup
+        stop_at = measure_from + seconds
+
+        async def player(session_id: str, token: str) -> None:
+            nonlocal errors
+            headers = {"Authorization": f"Bearer {token}"}
+            n = 0
+            while (now := loop.time()) < stop_at:
+                n += 1
+                began = time.perf_counter()
+                answer = await client.post(
+                    f"/sessions/{session_id}/spins",
+                    json={"stake": STAKE, "request_id": f"s{n}"},
+                    headers=headers,
+                )
+                if now >= measure_from:
+                    latencies.append(time.perf_counter() - began)
+                    errors += answer.status_code != 200
+
+        await asyncio.gather(*(player(s, t) for s, t in tokens))
+    return summary("HTTP (uvicorn, 1 process)", latencies, seconds, errors)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--players", type=int, default=32)
+    parser.add_argument(
+        "--projections", action="store_true", help="run the projections inside the API process too"
+    )
+    args = parser.parse_args()
+    print(
+        f"{args.players} concurrent players, stake {STAKE}, {args.seconds:.0f} s each, "
+        f"PostgreSQL, {os.cpu_count()} cores"
+    )
+    baseline = bench_application(args.players, args.seconds)
+    print(baseline, flush=True)
+    with fresh_database() as url, server(url, args.projections) as base:
+        print(asyncio.run(drive_http(base, args.players, args.seconds, warmup=2.0)))
+    print(f"load average after {os.getloadavg()[0]:.1f} (other work on the machine skews both)")
+
+
+if __name__ == "__main__":
+    main()
