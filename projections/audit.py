@@ -45,26 +45,40 @@ class AuditTrailView(View):
             "player_id TEXT NOT NULL)",
         ]
 
+    def __init__(self) -> None:
+        # stream -> player. A stream's player never changes, so remembering one read (or one
+        # written in a transaction that later rolled back) can never be wrong.
+        self.players: dict[str, str] = {}
+
     def apply(self, db: Sql, events: Sequence[RecordedEvent]) -> None:
-        players: dict[str, str] = {}
+        new_streams: dict[str, str] = {}
         for event in events:
             if event.name == "Registered" and "player_id" in event.data:
-                players[event.stream_id] = str(event.data["player_id"])
+                new_streams[event.stream_id] = str(event.data["player_id"])
         db.execute_many(
             "INSERT INTO view_audit_streams VALUES (:stream_id, :player_id)",
-            ({"stream_id": s, "player_id": p} for s, p in players.items()),
+            ({"stream_id": s, "player_id": p} for s, p in new_streams.items()),
         )
-        for stream_id in {e.stream_id for e in events} - players.keys():
+        self.players.update(new_streams)
+        unknown = {e.stream_id for e in events if "player_id" not in e.data}
+        for stream_id in unknown - self.players.keys():
             row = db.one(
                 "SELECT player_id FROM view_audit_streams WHERE stream_id = :stream_id",
                 {"stream_id": stream_id},
             )
             if row is not None:
-                players[stream_id] = str(row["player_id"])
-        db.execute_many(
-            f"INSERT INTO view_audit VALUES ({', '.join(':' + c for c in AUDIT_COLUMNS)})",
-            (audit_row(db, event, players.get(event.stream_id)) for event in events),
+                self.players[stream_id] = str(row["player_id"])
+        db.insert(
+            "view_audit",
+            AUDIT_COLUMNS,
+            (audit_row(db, event, self._player_of(event)) for event in events),
         )
+
+    def _player_of(self, event: RecordedEvent) -> str | None:
+        """A player's stream by its Registered event; a key stream (session, token) by the
+        player it names."""
+        player = self.players.get(event.stream_id, event.data.get("player_id"))
+        return None if player is None else str(player)
 
 
 def audit_row(db: Sql, event: RecordedEvent, player_id: str | None) -> dict[str, Any]:
@@ -83,7 +97,7 @@ def audit_row(db: Sql, event: RecordedEvent, player_id: str | None) -> dict[str,
         "balance_after": _money(data.get("balance_after")),
         "prev_hash": data.get("prev_hash"),
         "hash": event.digest or None,
-        "data": json.dumps(data, sort_keys=True),
+        "data": json.dumps(data),
     }
 
 

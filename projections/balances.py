@@ -46,11 +46,13 @@ class BalancesView(View):
             f"VALUES (:stream_id, {', '.join(':' + c for c in _COLUMNS)})",
             ({"stream_id": stream_id, **row} for stream_id, row in registered.items()),
         )
+        by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
         for stream_id, fields in changed.items():
-            assignments = ", ".join(f"{column} = :{column}" for column in fields)
-            db.execute(
-                f"UPDATE view_balances SET {assignments} WHERE stream_id = :stream_id",
-                {"stream_id": stream_id, **fields},
+            by_columns.setdefault(tuple(fields), []).append({"stream_id": stream_id, **fields})
+        for columns, rows in by_columns.items():
+            assignments = ", ".join(f"{column} = :{column}" for column in columns)
+            db.execute_many(
+                f"UPDATE view_balances SET {assignments} WHERE stream_id = :stream_id", rows
             )
 
 

@@ -59,13 +59,12 @@ def recorded_event(domain_event: Any, position: int, topic: str = "") -> Recorde
 
 
 def _plain(value: Any) -> JSON:
-    """JSON-ready values (tuples become lists, the way a spin answer shows them)."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    """JSON-ready values. What the store decodes from JSON already is; only an attribute the
+    transcoder revives (a UUID, a datetime, bytes, a tuple) needs converting."""
+    if value is None or isinstance(value, str | int | float | bool | list | dict):
+        return value
+    if isinstance(value, tuple):
         return [_plain(v) for v in value]
     if isinstance(value, bytes):
         return value.hex()
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
     return str(value)

@@ -46,9 +46,9 @@ class PendingRounds:
             if part[0].name != "StakePlaced":
                 part = self._take(db, round_id) + part
             settled.append(part)
-        db.execute_many(
-            f"INSERT INTO {self.table} VALUES "
-            "(:position, :round_id, :stream_id, :version, :name, :timestamp, :data)",
+        db.insert(
+            self.table,
+            ("position", "round_id", "stream_id", "version", "name", "timestamp", "data"),
             (
                 {
                     "position": e.position,

@@ -37,6 +37,22 @@ class Sql:
         if rows:
             self.cursor.executemany(self.dialect.sql(statement), rows)
 
+    def insert(self, table: str, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
+        """Plain inserts of many rows: COPY on PostgreSQL (one round trip, not one per row)."""
+        rows = list(rows)
+        if not rows:
+            return
+        if self.dialect is SQLITE:
+            self.execute_many(
+                f"INSERT INTO {table} ({', '.join(columns)}) "
+                f"VALUES ({', '.join(':' + c for c in columns)})",
+                rows,
+            )
+            return
+        with self.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row([row[c] for c in columns])
+
     def all(self, statement: str, params: Mapping[str, Any] | None = None) -> list[Row]:
         self.execute(statement, params)
         return [dict(row) for row in self.cursor.fetchall()]

@@ -46,13 +46,8 @@ class RoundsView(View):
 
     def apply(self, db: Sql, events: Sequence[RecordedEvent]) -> None:
         rows = [round_row(db, part) for part in self.pending.settled_rounds(db, events)]
-        db.execute_many(
-            "INSERT INTO view_rounds VALUES (:round_id, :player_id, :session_id, :position, "
-            ":time, :stake, :total_win, :win_multiple, :level_before, :level_after, "
-            ":model_version, :free_spins, :hold_and_win, :jackpot, :max_win_hit, :features, "
-            ":record)",
-            rows,
-        )
+        if rows:
+            db.insert("view_rounds", tuple(rows[0]), rows)
 
 
 def round_features(names: Sequence[str]) -> list[str]:

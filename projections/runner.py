@@ -20,7 +20,7 @@ from typing import Any
 from eventsourcing.persistence import Notification, Tracking
 
 from projections.database import HasDatabaseUrl, database_url_of, is_postgres, open_datastore
-from projections.events import recorded_event
+from projections.events import RecordedEvent, recorded_event
 from projections.feed import EventFeed
 from projections.projection import ReadModelProjection
 from projections.recorders import view_recorder
@@ -71,11 +71,16 @@ class ProjectionsRunner:
         return min(p.position for p in self.projections)
 
     def process(self, notifications: Sequence[Notification]) -> None:
-        if not notifications:
-            return
+        if notifications:
+            tracking = Tracking(self.app.name, notifications[-1].id)
+            self.project(self.decode(notifications), tracking)
+
+    def decode(self, notifications: Sequence[Notification]) -> list[RecordedEvent]:
         mapper = self.app.mapper
-        events = [recorded_event(mapper.to_domain_event(n), n.id, n.topic) for n in notifications]
-        tracking = Tracking(self.app.name, notifications[-1].id)
+        return [recorded_event(mapper.to_domain_event(n), n.id, n.topic) for n in notifications]
+
+    def project(self, events: Sequence[RecordedEvent], tracking: Tracking) -> None:
+        """Each view takes the batch in its own transaction with its own tracking position."""
         for projection in self.projections:
             projection.process_batch(events, tracking)
         with self._progress:
