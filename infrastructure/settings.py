@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, PrivateAttr, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -17,10 +17,12 @@ class Settings(BaseSettings):
     """Every knob of the service. Keys left unset are random for this run (logged once)."""
 
     model_config = SettingsConfigDict(env_prefix="PUMPKIN_", extra="ignore")
+    _generated: tuple[bool, bool] = PrivateAttr(default=(False, False))
 
     database_url: str = "sqlite:///./pumpkin.db"
-    operator_key: SecretStr = Field(default_factory=_random_key)
-    auditor_key: SecretStr = Field(default_factory=_random_key)
+    # Empty or unset: a random key for this run, written once to the log at start.
+    operator_key: SecretStr = SecretStr("")
+    auditor_key: SecretStr = SecretStr("")
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
 
@@ -40,11 +42,20 @@ class Settings(BaseSettings):
             raise ValueError("PUMPKIN_DATABASE_URL is sqlite:///PATH or postgresql://...")
         return url
 
+    def model_post_init(self, __context: object) -> None:
+        self._generated = (
+            not self.operator_key.get_secret_value(),
+            not self.auditor_key.get_secret_value(),
+        )
+        if self._generated[0]:
+            self.operator_key = _random_key()
+        if self._generated[1]:
+            self.auditor_key = _random_key()
+
     @property
     def keys_were_generated(self) -> tuple[bool, bool]:
-        """Whether the operator / auditor keys came from the environment or were made up now."""
-        fields = self.model_fields_set
-        return "operator_key" not in fields, "auditor_key" not in fields
+        """Whether the operator / auditor keys were made up at start (not configured)."""
+        return self._generated
 
     @property
     def database_url_for_log(self) -> str:
