@@ -1,19 +1,29 @@
-"""The round engine's public face: (player progress, stake, seed, model) -> the round's facts.
+"""The round engine: (player progress, stake, seed, model version) -> the round's facts.
 
-TEMPORARY STUB (to be replaced by the real engine with the same signature): a base spin only.
+Pure and deterministic: the same inputs give the same facts, byte for byte, on any machine.
+The compiled kernel (domain.kernel) plays the round from the seed's ChaCha20 stream and writes a
+trace; this module turns the trace into the named facts of domain.facts, in money (minor units).
+The Spin Progress meter (steps 2 and 11 of a normal spin) is applied here, around the kernel.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
+from typing import Any
 
-from domain.board import STAKES
+import numpy as np
+
+from domain import layout as L
+from domain.board import JACKPOTS_X_STAKE, STAKES
 from domain.errors import InvalidStake
 from domain.facts import Fact
+from domain.kernel import play
+from domain.model import MathModel, current_model, model_for
 from domain.progress import Progress, count_spin, unlock_if_due
+from domain.rng import SEED_BYTES, new_generator
+from domain.symbols import BONUSES, COIN, COLLECTOR, EMPTY, JACKPOT_TIERS, KINDS, PAYING, cell_name
 
-MODEL_VERSION = "stub-0"
+_TRACE_WORDS = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -28,46 +38,245 @@ class RoundOutcome:
     max_win_hit: bool
 
 
-def check_stake(stake: int) -> None:
+def check_stake(stake: object) -> int:
     if isinstance(stake, bool) or not isinstance(stake, int) or stake not in STAKES:
         raise InvalidStake(f"stake must be one of {', '.join(map(str, STAKES))} (minor units)")
+    return stake
 
 
 def current_model_version() -> str:
-    return MODEL_VERSION
+    return current_model().version
 
 
 def play_round(
     progress: Progress, stake: int, seed: bytes, model_version: str | None = None
 ) -> RoundOutcome:
+    """Resolve one whole round on a published model: every step, every feature, settled."""
+    model = model_for(model_version) if model_version else current_model()
+    return resolve_round(model, progress, stake, seed)
+
+
+def resolve_round(model: MathModel, progress: Progress, stake: int, seed: bytes) -> RoundOutcome:
+    """Resolve one whole round on the given model (published or not: tests use their own)."""
     check_stake(stake)
-    if len(seed) != 32:
-        raise ValueError("a round seed is 32 bytes")
-    facts: list[Fact] = []
+    if len(seed) != SEED_BYTES:
+        raise ValueError("a round seed is 32 bytes (256 bits)")
     state, unlocked = unlock_if_due(progress)
+    trace, out = _run_kernel(model, state, seed)
+    facts: list[Fact] = []
     if unlocked is not None:
         facts.append(
-            Fact("LevelUnlocked", {"level": unlocked, "spins_to_next_level": state.spins_to_next_level})
+            Fact(
+                "LevelUnlocked",
+                {"level": unlocked, "spins_to_next_level": state.spins_to_next_level},
+            )
         )
-    digest = hashlib.sha256(seed).digest()
-    symbols = ["WITCH", "GHOST", "BAT", "CAT", "A", "K", "Q", "J", "TEN"]
-    screen = [[symbols[digest[r * 3 + c] % 9] for c in range(3)] for r in range(5)]
-    win = stake * 2 if digest[20] % 4 == 0 else 0
-    facts.append(Fact("SymbolsLanded", {"step": 0, "kind": "base", "screen": screen}))
-    facts.append(
-        Fact(
-            "SpinCompleted",
-            {"step": 0, "kind": "base", "screen": screen, "line_wins": [], "multiplier": 1.0,
-             "win": win},
-        )
+    facts.extend(_Decoder(stake // L.UNITS_PER_STAKE).decode(trace))
+    after = count_spin(state)
+    after = Progress(
+        after.level,
+        after.spins_to_next_level,
+        int(out[L.O_HW_HALVES]),
+        int(out[L.O_FS_HALVES]),
     )
     return RoundOutcome(
         stake=stake,
         seed=seed,
-        model_version=model_version or MODEL_VERSION,
+        model_version=model.version,
         progress_before=progress,
-        progress_after=count_spin(state),
+        progress_after=after,
         facts=tuple(facts),
-        total_win=win,
-        max_win_hit=False,
+        total_win=int(out[L.O_WIN]) * (stake // L.UNITS_PER_STAKE),
+        max_win_hit=bool(out[L.O_MAX_WIN]),
     )
+
+
+def _run_kernel(model: MathModel, state: Progress, seed: bytes) -> tuple[np.ndarray, np.ndarray]:
+    params = model.params(state.level, state.hold_and_win_halves, state.free_spins_halves)
+    size = _TRACE_WORDS
+    while True:
+        trace = np.zeros(size, dtype=np.int64)
+        out = np.zeros(L.N_OUT, dtype=np.int64)
+        play(
+            new_generator(seed),
+            params,
+            state.level,
+            state.hold_and_win_halves,
+            state.free_spins_halves,
+            trace,
+            True,
+            out,
+        )
+        if trace[0] >= 0:
+            return trace, out
+        size *= 4  # a very long round: play it again, identically, with room to record it
+
+
+def _reels(mask: int) -> list[int]:
+    return [reel + 1 for reel in range(5) if mask & (1 << reel)]
+
+
+class _Decoder:
+    """Turns the kernel's trace into facts; keeps the screen each step shows."""
+
+    def __init__(self, unit: int) -> None:
+        self.unit = unit
+        self.cells = np.zeros(15, dtype=np.int64)
+        self.vals = np.zeros(15, dtype=np.int64)
+        self.base_cells = self.cells
+        self.base_vals = self.vals
+        self.line_wins: list[dict[str, Any]] = []
+
+    def screen(self) -> list[list[str]]:
+        return [
+            [
+                cell_name(int(self.cells[r * 3 + row]), int(self.vals[r * 3 + row]))
+                for row in range(3)
+            ]
+            for r in range(5)
+        ]
+
+    def coins(self, cells: np.ndarray, vals: np.ndarray, times: int = 1) -> list[dict[str, int]]:
+        found = []
+        for i in range(15):
+            if cells[i] == COIN:
+                coin = {"reel": i // 3 + 1, "row": i % 3, "value": int(vals[i]) * 20 * self.unit}
+                if times > 1:
+                    coin["times"] = times
+                found.append(coin)
+        return found
+
+    def decode(self, trace: np.ndarray) -> list[Fact]:
+        facts: list[Fact] = []
+        p, end = 1, int(trace[0])
+        while p < end:
+            rec = [int(x) for x in trace[p : p + L.REC]]
+            p += L.REC
+            if rec[0] == L.R_LANDED:
+                self.cells = trace[p : p + 15].copy()
+                self.vals = trace[p + 15 : p + 30].copy()
+                p += 30
+                if rec[2] == 0:
+                    self.base_cells, self.base_vals = self.cells, self.vals
+                self.line_wins = []
+                payload = {"step": rec[1], "kind": KINDS[rec[2]], "screen": self.screen()}
+                facts.append(Fact("SymbolsLanded", payload))
+            else:
+                fact = self._fact(rec)
+                if fact is not None:
+                    facts.append(fact)
+        return facts
+
+    def _fact(self, rec: list[int]) -> Fact | None:  # noqa: C901 - one branch per record type
+        kind, step, a, b, c, d, e = rec[0], rec[1], rec[2], rec[3], rec[4], rec[5], rec[6]
+        money = self.unit
+        if kind == L.R_LINE:
+            self.line_wins.append(
+                {"line": a + 1, "symbol": PAYING[b], "count": c, "win": d * money}
+            )
+            return None
+        if kind == L.R_WILD_REELS:
+            for reel in _reels(a):
+                for row in range(3):
+                    self.cells[(reel - 1) * 3 + row] = 9  # WILD
+                    self.vals[(reel - 1) * 3 + row] = 0
+            return Fact(
+                "WildReelsTriggered", {"step": step, "reels": _reels(a), "screen": self.screen()}
+            )
+        if kind == L.R_CLOVER:
+            positions = [[i // 3 + 1, i % 3] for i in range(15) if b & (1 << i)]
+            for i in range(15):
+                if b & (1 << i):
+                    self.cells[i] = a
+            self.line_wins = []
+            payload = {
+                "step": step,
+                "symbol": PAYING[a],
+                "positions": positions,
+                "screen": self.screen(),
+            }
+            return Fact("CloverMoonSwapped", payload)
+        if kind == L.R_COLLECTOR:
+            coins = self.coins(self.cells, self.vals)
+            return Fact(
+                "NormalGameCollectorCollected", {"step": step, "coins": coins, "win": a * money}
+            )
+        if kind == L.R_BOOSTER:
+            return Fact("BoosterLanded", {"step": step, "bonus": BONUSES[a], "multiplier": b / 2})
+        if kind == L.R_ACTIVATED:
+            phase = "base" if b == 0 else "hold_and_win"
+            return Fact("PumpkinActivated", {"step": step, "reel": a + 1, "phase": phase})
+        if kind == L.R_FS_AWARDED:
+            payload = {"step": step, "count": a, "scatters": b, "spins_left": c}
+            return Fact("FreeSpinsAwarded", payload)
+        if kind == L.R_SPIN_DONE:
+            payload = {
+                "step": step,
+                "kind": KINDS[a],
+                "screen": self.screen(),
+                "line_wins": self.line_wins,
+                "multiplier": b / 2,
+                "win": c * money,
+            }
+            return Fact("SpinCompleted", payload)
+        if kind == L.R_HW_STARTED:
+            return self._hold_and_win_started(step, a, b, c, d)
+        if kind == L.R_PRIZES:
+            n = bin(b).count("1")
+            jackpots = [
+                {
+                    "reel": i // 3 + 1,
+                    "row": i % 3,
+                    "tier": JACKPOT_TIERS[int(self.vals[i])],
+                    "value": JACKPOTS_X_STAKE[JACKPOT_TIERS[int(self.vals[i])]] * 20 * money,
+                }
+                for i in range(15)
+                if self.cells[i] == 15  # CANDY
+            ]
+            payload = {
+                "step": step,
+                "coins": self.coins(self.cells, self.vals, n),
+                "jackpots": jackpots,
+                "collectors": _reels(b),
+                "respins_left": a,
+                "collected": c * money,
+                "multiplier": e / 2,
+                "win": d * money,
+            }
+            return Fact("PrizesCollected", payload)
+        if kind == L.R_JACKPOT:
+            return Fact("JackpotWon", {"step": step, "tier": JACKPOT_TIERS[a], "amount": b * money})
+        if kind == L.R_HW_ENDED:
+            return Fact(
+                "HoldAndWinEnded", {"collected": a * money, "multiplier": b / 2, "win": c * money}
+            )
+        if kind == L.R_FS_STARTED:
+            return Fact("FreeSpinsStarted", {"spins": a, "multiplier": b / 2})
+        if kind == L.R_FS_ENDED:
+            payload = {"spins_played": a, "multiplier": b / 2, "win": c * money}
+            return Fact("FreeSpinsEnded", payload)
+        if kind == L.R_MAX_WIN:
+            return Fact("MaxWinReached", {"step": step, "cap": a * money})
+        raise ValueError(f"unknown trace record {kind}")
+
+    def _hold_and_win_started(
+        self, step: int, mask: int, halves: int, collected: int, win: int
+    ) -> Fact:
+        n = bin(mask).count("1")
+        coins = self.coins(self.base_cells, self.base_vals, n)
+        cells = np.where(self.base_cells == COIN, COIN, EMPTY)
+        vals = np.where(self.base_cells == COIN, self.base_vals, 0)
+        for reel in _reels(mask):
+            cells[(reel - 1) * 3 : reel * 3] = COLLECTOR
+            vals[(reel - 1) * 3 : reel * 3] = 0
+        self.cells, self.vals = cells, vals
+        payload = {
+            "step": step,
+            "collectors": _reels(mask),
+            "screen": self.screen(),
+            "coins": coins,
+            "multiplier": halves / 2,
+            "collected": collected * self.unit,
+            "win": win * self.unit,
+        }
+        return Fact("HoldAndWinStarted", payload)

@@ -13,12 +13,12 @@ The aggregate's own two payloads around the engine's facts (see domain.facts):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from domain.facts import JSON
 
-_STEP_EXTRAS = {
+_STEP_EXTRAS: dict[str, Callable[[Mapping[str, JSON]], dict[str, Any]]] = {
     "WildReelsTriggered": lambda p: {"wild_reels": p["reels"]},
     "CloverMoonSwapped": lambda p: {
         "clover_moon_swap": {"symbol": p["symbol"], "positions": p["positions"]}

@@ -1,0 +1,111 @@
+"""Tunes the math model so that every state's RTP is 96.0%, and writes it as a new model file.
+
+Each state scales one reference set of feature probabilities by a factor k (scatters by the cube
+root of k, since Free Spins need three), chosen by simulation so the state's RTP is on target.
+Unlocked features and bonus multipliers add value, so k falls as the level and the multipliers
+rise: the probabilities of the bonuses and features fall with them, as the rules disclose.
+
+    python -m infrastructure.tuning [--spins N]   # rewrites domain/models/pumpkin-v1.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from domain.board import BOOSTER_LEVEL, CLOVER_LEVEL, COLLECTOR_LEVEL, WILD_REELS_LEVEL
+from domain.model import MathModel, all_states, state_key
+from infrastructure.simulator import simulate, spec_for
+
+TARGET_RTP = 0.96
+MODEL_FILE = Path(__file__).resolve().parent.parent / "domain" / "models" / "pumpkin-v1.json"
+
+REFERENCE = {  # feature probabilities at k = 1, parts per million
+    "scatter_ppm": 170_000,
+    "activation_ppm": 11_000,
+    "wild_reels_ppm": 8_000,
+    "clover_ppm": 30_000,
+    "collector_ppm": 40_000,
+    "booster_ppm": 40_000,
+}
+_UNLOCK_LEVEL = {
+    "wild_reels_ppm": WILD_REELS_LEVEL,
+    "clover_ppm": CLOVER_LEVEL,
+    "collector_ppm": COLLECTOR_LEVEL,
+    "booster_ppm": BOOSTER_LEVEL,
+}
+
+log = structlog.get_logger()
+
+
+def state_table(level: int, k: float) -> dict[str, int]:
+    table = {}
+    for name, reference in REFERENCE.items():
+        if level < _UNLOCK_LEVEL.get(name, 0):
+            table[name] = 0
+        elif name == "scatter_ppm":
+            table[name] = round(reference * k ** (1 / 3))
+        else:
+            table[name] = round(reference * k)
+    table["scale_ppm"] = round(k * 1_000_000)  # published: the state's scale, for the PAR sheet
+    return table
+
+
+def with_state(definition: dict[str, Any], key: str, table: dict[str, int]) -> MathModel:
+    changed = json.loads(json.dumps(definition))
+    changed["states"][key] = table
+    return MathModel(changed)
+
+
+def measure(model: MathModel, level: int, hw: int, fs: int, spins: int, seed: bytes) -> float:
+    spec = spec_for(model, level=level, hw_halves=hw, fs_halves=fs, master_seed=seed, spins=spins)
+    return float(simulate(spec).summary()["rtp"])  # type: ignore[arg-type]
+
+
+def tune_state(
+    definition: dict[str, Any], level: int, hw: int, fs: int, pilot: int, spins: int
+) -> tuple[float, float]:
+    key = state_key(level, hw, fs)
+    seed = secrets.token_bytes(32)
+    k_hi, k_lo = 1.0, 0.3
+    r_hi = measure(
+        with_state(definition, key, state_table(level, k_hi)), level, hw, fs, pilot, seed
+    )
+    r_lo = measure(
+        with_state(definition, key, state_table(level, k_lo)), level, hw, fs, pilot, seed
+    )
+    slope = (r_hi - r_lo) / (k_hi - k_lo)
+    k = max(0.01, k_lo + (TARGET_RTP - r_lo) / slope)
+    seed = secrets.token_bytes(32)
+    rtp = measure(with_state(definition, key, state_table(level, k)), level, hw, fs, spins, seed)
+    k = max(0.01, k + (TARGET_RTP - rtp) / slope)
+    log.info("tuned", state=key, k=round(k, 5), slope=round(slope, 4), measured=round(rtp, 5))
+    return k, slope
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--pilot", type=int, default=3_000_000)
+    parser.add_argument("--spins", type=int, default=20_000_000)
+    parser.add_argument("--only", default="", help="comma-separated state keys to retune")
+    args = parser.parse_args()
+    definition = json.loads(MODEL_FILE.read_text())
+    only = set(filter(None, args.only.split(",")))
+    for level, hw, fs in all_states():
+        key = state_key(level, hw, fs)
+        if only and key not in only:
+            continue
+        k, _ = tune_state(definition, level, hw, fs, args.pilot, args.spins)
+        definition["states"][key] = state_table(level, k)
+        MODEL_FILE.write_text(json.dumps(definition, indent=1, sort_keys=True) + "\n")
+    os.sync()
+
+
+if __name__ == "__main__":
+    main()

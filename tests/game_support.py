@@ -1,0 +1,44 @@
+"""Helpers for the game tests: screens from names, and models with some numbers changed."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from domain.model import MathModel, current_model
+from domain.symbols import BOOSTER, COIN, EMPTY, NGC, PAYING, SCATTER, WILD
+
+_CODES = {name: i for i, name in enumerate(PAYING)} | {
+    "WILD": WILD,
+    "SCATTER": SCATTER,
+    "NGC": NGC,
+    "EMPTY": EMPTY,
+}
+
+
+def cells_of(reels: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Cells and values from 5 reels written top to bottom, e.g. "WITCH A COIN:5"."""
+    cells = np.zeros(15, dtype=np.int64)
+    vals = np.zeros(15, dtype=np.int64)
+    for r, reel in enumerate(reels):
+        for row, name in enumerate(reel.split()):
+            if name.startswith("COIN:"):
+                cells[r * 3 + row], vals[r * 3 + row] = COIN, int(name[5:])
+            elif name.startswith("BOOSTER:"):
+                cells[r * 3 + row], vals[r * 3 + row] = BOOSTER, ("HW", "FS").index(name[8:])
+            else:
+                cells[r * 3 + row] = _CODES[name]
+    return cells, vals
+
+
+def model_with(**changes: Any) -> MathModel:
+    """The current model with top-level numbers changed; `states` entries apply to every state."""
+    definition = json.loads(json.dumps(current_model().definition))
+    state_changes = changes.pop("states", {})
+    definition.update(changes)
+    for table in definition["states"].values():
+        table.update(state_changes)
+    definition["name"] = "test-model"
+    return MathModel(definition)
