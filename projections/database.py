@@ -37,7 +37,7 @@ def is_postgres(url: str) -> bool:
 def sqlite_path(url: str) -> str:
     if not url.startswith("sqlite:///"):
         raise ValueError(f"not a SQLite URL: {url!r}")
-    return url[len("sqlite:///") :]
+    return unquote(url[len("sqlite:///") :])
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,10 @@ def _pyformat(statement: str) -> str:
 Datastore = SQLiteDatastore | PostgresDatastore
 
 
-def open_datastore(url: str, pool_size: int = 2) -> Datastore:
+SQLITE_LOCK_TIMEOUT = 30  # seconds: the views share the file with the event store's writers
+
+
+def open_datastore(url: str, pool_size: int = 2, max_overflow: int = 2) -> Datastore:
     """A pool of connections to the views' database (the same one as the event store)."""
     if is_postgres(url):
         address = postgres_address(url)
@@ -117,9 +120,14 @@ def open_datastore(url: str, pool_size: int = 2) -> Datastore:
             user=address.user,
             password=address.password,
             pool_size=pool_size,
-            max_overflow=pool_size,
+            max_overflow=max_overflow,
         )
-    return SQLiteDatastore(db_name=sqlite_path(url), pool_size=pool_size)
+    return SQLiteDatastore(
+        db_name=sqlite_path(url),
+        pool_size=pool_size,
+        max_overflow=max_overflow,
+        lock_timeout=SQLITE_LOCK_TIMEOUT,
+    )
 
 
 def dialect_of(datastore: Any) -> Dialect:

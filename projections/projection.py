@@ -20,6 +20,7 @@ class ReadModelProjection(Projection[ViewRecorder]):
         super().__init__(view)
         self.name = view.view.name
         self.application_name = application_name
+        view.start_tracking(application_name)
         self.position: int = view.max_tracking_id(application_name) or 0
 
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
@@ -31,8 +32,7 @@ class ReadModelProjection(Projection[ViewRecorder]):
         if tracking.notification_id <= self.position:
             return
         fresh = [event for event in events if event.position > self.position]
-        self.view.insert_events(fresh, tracking)
-        self.position = tracking.notification_id
+        self.position = self.view.insert_events(fresh, tracking)
 
     def reload_position(self) -> None:
         """After a failed transaction: the store says where the view really is."""

@@ -86,16 +86,46 @@ class ViewRecorder(TrackingRecorder, ABC):
 
     view: View
     dialect: Dialect
+    datastore: Any
+
+    def insert_events(self, events: Sequence[RecordedEvent], tracking: Tracking) -> int:
+        """The view's rows for `events` and the `tracking` position, in one transaction.
+
+        The view's tracking row is locked first, so two runners on one view (an API's
+        in-process one and a `pumpkin projections run`, say) take turns, and each projects
+        only the events the other has not. Returns the view's position afterwards.
+        """
+        with self.datastore.transaction(commit=True) as cursor:
+            db = Sql(cursor, self.dialect)
+            current = self._locked_position(db, tracking.application_name)
+            if tracking.notification_id <= current:
+                return current
+            self.view.apply(db, [event for event in events if event.position > current])
+            self._insert_tracking(cursor, tracking)
+        return int(tracking.notification_id)
+
+    def start_tracking(self, application_name: str) -> None:
+        """A tracking row at 0, so the very first batch has a row to lock too."""
+        with self.datastore.transaction(commit=True) as cursor:
+            Sql(cursor, self.dialect).execute(
+                f"INSERT INTO {self.view.tracking_table} VALUES (:name, 0) "
+                "ON CONFLICT (application_name) DO NOTHING",
+                {"name": application_name},
+            )
 
     @abstractmethod
-    def insert_events(self, events: Sequence[RecordedEvent], tracking: Tracking) -> None:
-        """The view's rows for `events` and `tracking`, in one transaction."""
+    def _locked_position(self, db: Sql, application_name: str) -> int: ...
+
+    @abstractmethod
+    def _insert_tracking(self, cursor: Any, tracking: Tracking) -> None: ...
 
     @abstractmethod
     def create_table(self) -> None: ...
 
-    @abstractmethod
-    def drop_tables(self) -> None: ...
+    def drop_tables(self) -> None:
+        with self.datastore.transaction(commit=True) as cursor:
+            for table in (*self.view.tables, self.view.tracking_table):
+                cursor.execute(f"DROP TABLE IF EXISTS {table}")
 
 
 class SQLiteViewRecorder(SQLiteTrackingRecorder, ViewRecorder):
@@ -122,15 +152,16 @@ class SQLiteViewRecorder(SQLiteTrackingRecorder, ViewRecorder):
         )
         return [tracking, *(SQLITE.ddl(s) for s in self.view.ddl())]
 
-    def insert_events(self, events: Sequence[RecordedEvent], tracking: Tracking) -> None:
-        with self.datastore.transaction(commit=True) as cursor:
-            self.view.apply(Sql(cursor, SQLITE), events)
-            self._insert_tracking(cursor, tracking)
-
-    def drop_tables(self) -> None:
-        with self.datastore.transaction(commit=True) as cursor:
-            for table in (*self.view.tables, self.view.tracking_table):
-                cursor.execute(f"DROP TABLE IF EXISTS {table}")
+    def _locked_position(self, db: Sql, application_name: str) -> int:
+        # A write first: it takes SQLite's write lock, so what is read next is the latest.
+        table = self.view.tracking_table
+        params = {"name": application_name}
+        db.execute(
+            f"UPDATE {table} SET notification_id = notification_id WHERE application_name = :name",
+            params,
+        )
+        row = db.one(f"SELECT notification_id FROM {table} WHERE application_name = :name", params)
+        return int(row["notification_id"]) if row else 0
 
 
 class PostgresViewRecorder(PostgresTrackingRecorder, ViewRecorder):
@@ -145,15 +176,13 @@ class PostgresViewRecorder(PostgresTrackingRecorder, ViewRecorder):
         for statement in self.view.ddl():
             curs.execute(POSTGRES.ddl(statement))
 
-    def insert_events(self, events: Sequence[RecordedEvent], tracking: Tracking) -> None:
-        with self.datastore.transaction(commit=True) as cursor:
-            self.view.apply(Sql(cursor, POSTGRES), events)
-            self._insert_tracking(cursor, tracking)
-
-    def drop_tables(self) -> None:
-        with self.datastore.transaction(commit=True) as cursor:
-            for table in (*self.view.tables, self.view.tracking_table):
-                cursor.execute(f"DROP TABLE IF EXISTS {table}")
+    def _locked_position(self, db: Sql, application_name: str) -> int:
+        row = db.one(
+            f"SELECT notification_id FROM {self.view.tracking_table} "
+            "WHERE application_name = :name FOR UPDATE",
+            {"name": application_name},
+        )
+        return int(row["notification_id"]) if row else 0
 
 
 def view_recorder(datastore: Datastore, view: View, create: bool = True) -> ViewRecorder:

@@ -74,3 +74,27 @@ def test_a_runner_killed_mid_stream_resumes_with_the_rows_of_one_that_never_stop
     assert after_kills["view_rounds_pending"] == []
     rounds = sum(len(service.round_ids(f"player-{n}")) for n in range(4))
     assert len(after_kills["view_rounds"]) == rounds
+
+
+def test_two_runners_following_one_store_at_once_still_count_every_event_once(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    # `pumpkin serve` runs the projections in-process; an operator may also start
+    # `pumpkin projections run`. They take turns per batch and never project an event twice.
+    first = ProjectionsRunner(store_url, max_batch=3).start()
+    second = ProjectionsRunner(store_url, max_batch=5).start()
+    try:
+        play_scenario(service, players=3, spins=20)
+        end = service.recorder.max_notification_id()
+        assert first.wait_for(end, timeout=60) or second.wait_for(end, timeout=60)
+        reader = RecallReader(store_url)
+        try:
+            assert reader.wait_for(end, timeout=60)
+        finally:
+            reader.close()
+    finally:
+        first.stop()
+        second.stop()
+    together = dump_views(store_url)
+    assert rebuild(store_url) == end
+    assert dump_views(store_url) == together
