@@ -13,6 +13,8 @@ compiled engine can carry it around:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 from numba import njit
 
@@ -209,3 +211,15 @@ def keystream(seed: bytes, n_bytes: int) -> bytes:
 def _fill(state: np.ndarray, out: np.ndarray) -> None:
     for i in range(out.shape[0]):
         out[i] = next_u32(state)
+
+
+def keystream_chunks(seed: bytes, n_bytes: int, chunk: int) -> Iterator[bytes]:
+    """The same stream as `keystream`, in pieces of `chunk` bytes (a multiple of 4)."""
+    state = new_generator(seed)
+    left = n_bytes
+    while left > 0:
+        size = min(chunk, left)
+        out = np.empty((size + 3) // 4, dtype=np.uint32)
+        _fill(state, out)
+        yield out.astype("<u4").tobytes()[:size]
+        left -= size

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from domain import simulation as S
 from domain.layout import UNITS_PER_STAKE
@@ -34,7 +35,7 @@ class RunTotals:
     def rounds(self) -> int:
         return self.acc[S.A_ROUNDS]
 
-    def summary(self) -> dict[str, float | int | None]:
+    def summary(self) -> dict[str, Any]:
         n = self.rounds
         if n == 0:
             raise ValueError("no rounds played")

@@ -1,0 +1,164 @@
+"""The rules document (PAR sheet): the game as published, for players, operators and labs.
+
+Built from the current math model; the measured figures of each state (RTP with its 99%
+confidence interval, hit and feature frequencies) come from the model's PAR results, produced by
+`python -m infrastructure.par_report` with the live engine and published beside the model.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from domain.board import (
+    BOOSTER_LEVEL,
+    CLOVER_LEVEL,
+    COLLECTOR_LEVEL,
+    JACKPOTS_LEVEL,
+    JACKPOTS_X_STAKE,
+    LEVEL_SPINS,
+    MAX_WIN_X_STAKE,
+    PAYLINES,
+    STAKES,
+    WILD_REELS_LEVEL,
+)
+from domain.exact import base_line_rtp, free_spin_line_rtp
+from domain.model import MathModel, all_states, current_model, state_key
+from domain.symbols import COIN_VALUES, HIGH, LOW
+
+DISCLOSURES = [
+    "The probabilities of triggering the bonuses (Free Spins, Hold & Win) and the unlocked "
+    "features (Wild Reels, Clover Moon Swap, Normal Game Collector, Bonus Booster) fall as the "
+    "Spin Progress level rises and as the boosted bonus multipliers rise, so that the expected "
+    "return stays at 96.0% in every state. The 'states' table lists each probability.",
+    "No probability depends on past results: only on the level, the two bonus multipliers and "
+    "the current step of the round.",
+    "The graphical presentation of gold and rainbow elements on the Pumpkins is purely for "
+    "visual entertainment and has no influence on the triggering of the feature.",
+    f"The maximum win is {MAX_WIN_X_STAKE:,} x the stake per round; reaching it ends the round "
+    "and forfeits the rest of its features.",
+    "Every round is drawn from a fresh 256-bit seed (operating system CSPRNG) through ChaCha20 "
+    "with unbiased integer scaling; the seed and the math model version are recorded with the "
+    "round so that it can be re-derived exactly.",
+    "Malfunction voids all pays and plays.",
+]
+
+
+@cache
+def par_results(model_version: str) -> dict[str, Any]:
+    """The published PAR run of a model version ({} if none was published)."""
+    for entry in resources.files("domain.models").iterdir():
+        if entry.name.endswith(".par.json"):
+            results: dict[str, Any] = json.loads(entry.read_text())
+            if results.get("model_version") == model_version:
+                return results
+    return {}
+
+
+def rules_document(model: MathModel | None = None) -> dict[str, Any]:
+    model = model or current_model()
+    d = model.definition
+    par = par_results(model.version)
+    measured = par.get("states", {})
+    states = []
+    for level, hw, fs in all_states():
+        key = state_key(level, hw, fs)
+        table = d["states"][key]
+        figures = measured.get(key, {})
+        states.append(
+            {
+                "state": key,
+                "level": level,
+                "hold_and_win_multiplier": hw / 2,
+                "free_spins_multiplier": fs / 2,
+                "rtp": figures.get("rtp"),
+                "rtp_ci99": [figures.get("ci99_low"), figures.get("ci99_high")]
+                if figures
+                else None,
+                "simulated_spins": figures.get("spins"),
+                "hit_frequency": figures.get("hit_frequency"),
+                "free_spins_one_in": figures.get("free_spins_one_in"),
+                "hold_and_win_one_in": figures.get("hold_and_win_one_in"),
+                "feature_scale": table.get("scale_ppm", 1_000_000) / 1e6,
+                "scatter_chance_per_reel": table["scatter_ppm"] / 1e6,
+                "pumpkin_activation_chance_per_coin": table["activation_ppm"] / 1e6,
+                "wild_reels_chance": table["wild_reels_ppm"] / 1e6,
+                "clover_moon_swap_chance": table["clover_ppm"] / 1e6,
+                "normal_game_collector_chance": table["collector_ppm"] / 1e6,
+                "booster_chance": table["booster_ppm"] / 1e6,
+                "base_game_line_rtp_exact": round(base_line_rtp(model, table["scatter_ppm"])[0], 6)
+                if level == 0
+                else None,
+            }
+        )
+    return {
+        "game": "Pumpkin",
+        "model_version": model.version,
+        "stakes": list(STAKES),
+        "line_bet": "stake / 10",
+        "paylines": [list(line) for line in PAYLINES],
+        "paytable": {
+            symbol: {str(n): pays for n, pays in zip((3, 4, 5), row, strict=True)}
+            for symbol, row in model.paytable.items()
+        },
+        "symbols": _symbols(),
+        "coin_values_x_stake": list(COIN_VALUES),
+        "jackpots_x_stake": dict(JACKPOTS_X_STAKE),
+        "spin_progress": {
+            "spins_per_level": list(LEVEL_SPINS),
+            "unlocks": {
+                str(WILD_REELS_LEVEL): "Wild Reels",
+                str(CLOVER_LEVEL): "Clover Moon Swap",
+                str(COLLECTOR_LEVEL): "Normal Game Collector",
+                str(JACKPOTS_LEVEL): "Jackpots",
+                str(BOOSTER_LEVEL): "Bonus Booster",
+            },
+        },
+        "free_spins": {
+            "award": {"3 scatters": 10},
+            "retrigger": {"2 scatters": 5, "3 scatters": 10},
+            "scatter_chance_per_reel": d["free_spins_scatter_ppm"] / 1e6,
+            "wild_reels_chance": d["free_spins_wild_reels_ppm"] / 1e6,
+            "clover_moon_swap_chance": d["free_spins_clover_ppm"] / 1e6,
+            "line_rtp_per_spin_exact": round(free_spin_line_rtp(model)[0], 6),
+        },
+        "hold_and_win": {
+            "respins": 3,
+            "cell_weights": dict(
+                zip(("COIN", "CANDY", "EMPTY"), d["hold_and_win_cell_weights"], strict=True)
+            ),
+            "pumpkin_activation_chance_per_coin": d["hold_and_win_activation_ppm"] / 1e6,
+            "jackpot_tier_weights": dict(
+                zip(("MINI", "MINOR", "MAJOR", "MAXI"), d["jackpot_weights"], strict=True)
+            ),
+        },
+        "target_rtp": 0.96,
+        "states": states,
+        "max_win": {
+            "x_stake": MAX_WIN_X_STAKE,
+            "estimated_odds": par.get("max_win_odds"),
+        },
+        "par_run": {k: par[k] for k in ("master_seed", "generated", "total_spins") if k in par},
+        "disclosures": DISCLOSURES,
+    }
+
+
+def _symbols() -> list[dict[str, str]]:
+    paying = [{"name": s, "kind": "high", "pays": "left to right, 3-5 in a row"} for s in HIGH]
+    paying += [{"name": s, "kind": "low", "pays": "left to right, 3-5 in a row"} for s in LOW]
+    return paying + [
+        {
+            "name": "WILD",
+            "kind": "wild",
+            "pays": "substitutes for every paying symbol; 5 WILD pay the highest five of a kind",
+        },
+        {"name": "SCATTER", "kind": "scatter", "pays": "reels 1, 3, 5; 3 award 10 Free Spins"},
+        {"name": "COIN:<x stake>", "kind": "cash", "pays": "1, 2, 3, 5, 7 or 10 x stake"},
+        {"name": "NGC", "kind": "collector", "pays": "Normal Game Collector (1x2), level 3+"},
+        {"name": "BOOSTER:HW|FS", "kind": "booster", "pays": "+0.5 to a bonus multiplier, level 5"},
+        {"name": "COLLECTOR", "kind": "hold_and_win", "pays": "collects every coin, every respin"},
+        {"name": "CANDY:MINI|MINOR|MAJOR|MAXI", "kind": "hold_and_win", "pays": "a jackpot"},
+        {"name": "EMPTY", "kind": "hold_and_win", "pays": "nothing"},
+    ]
