@@ -10,7 +10,6 @@ view writes its rows with its own tracking position in one transaction.
 
 from __future__ import annotations
 
-import logging
 import signal
 import threading
 import time
@@ -19,6 +18,7 @@ from typing import Any
 
 from eventsourcing.persistence import Notification, Tracking
 
+from infrastructure.logging import get_logger
 from projections.database import HasDatabaseUrl, database_url_of, is_postgres, open_datastore
 from projections.events import RecordedEvent, recorded_event
 from projections.feed import EventFeed
@@ -26,7 +26,7 @@ from projections.projection import ReadModelProjection
 from projections.recorders import view_recorder
 from projections.views import all_views
 
-log = logging.getLogger(__name__)
+log = get_logger("pumpkin.projections")
 
 RETRY_AFTER_SECONDS = 1.0
 
@@ -107,13 +107,13 @@ class ProjectionsRunner:
                     self.process(feed.next_batch(timeout=0.1))
             except Exception as error:  # noqa: BLE001 - a read model retries; it never dies
                 self.error = error
-                log.exception("projections: a batch failed; retrying from the tracked position")
+                log.exception("projections_batch_failed", retry_in_seconds=RETRY_AFTER_SECONDS)
                 self._stopping.wait(RETRY_AFTER_SECONDS)
                 for projection in self.projections:
                     try:
                         projection.reload_position()
                     except Exception:  # noqa: BLE001 - the store is still away: try again
-                        log.warning("projections: store unreachable")
+                        log.warning("projections_store_unreachable")
             finally:
                 feed.stop()
 
@@ -165,7 +165,7 @@ def run(settings: HasDatabaseUrl | str, stop: threading.Event | None = None) -> 
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())
     runner = ProjectionsRunner(settings).start()
-    log.info("projections: following the event store from position %d", runner.position)
+    log.info("projections_following", position=runner.position)
     try:
         stop.wait()
     finally:

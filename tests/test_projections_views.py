@@ -53,6 +53,28 @@ def test_the_balance_view_equals_each_players_aggregate(
         reader.close()
 
 
+def test_the_balance_view_follows_a_player_through_every_level_and_its_multipliers(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    service.register_player("veteran")
+    service.deposit("veteran", 1_000_000, "veteran-in")
+    session_id, _token = service.open_session("veteran")
+    for spin in range(265):
+        service.spin(session_id, 20, f"veteran-{spin}")
+    project(store_url)
+    reader = RecallReader(store_url)
+    try:
+        view = reader.balance("veteran")
+        assert view is not None
+        state = service.player_state("veteran")
+        assert state["level"] == 5
+        assert {k: view[k] for k in state} == state
+        levels = {b["level"] for b in reader.stats()["buckets"]}
+        assert levels == {0, 1, 2, 3, 4, 5}
+    finally:
+        reader.close()
+
+
 def test_a_recalled_round_is_exactly_what_the_write_side_recorded(
     service: PumpkinApplication, store_url: str
 ) -> None:
