@@ -13,15 +13,17 @@ times; then it gets ConcurrentUpdate, a named error that changed nothing.
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 from uuid import UUID, uuid4, uuid5
 
-from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.domain import Aggregate
+from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
+from eventsourcing.domain import Aggregate, Snapshot
 from eventsourcing.persistence import IntegrityError
 
 from domain.errors import (
@@ -48,10 +50,12 @@ from infrastructure.persistence import ensure_database, event_store_env
 from infrastructure.ports import SessionRef
 
 T = TypeVar("T")
+_log = logging.getLogger(__name__)
 
 ATTEMPTS = 10  # a command that loses a race this many times in a row gets ConcurrentUpdate
 SNAPSHOT_EVERY = 500  # events: loading a player replays at most this many after its snapshot
 CACHED_PLAYERS = 10_000
+CACHED_SESSIONS = 100_000
 _READ_CHUNK = 64
 
 
@@ -100,6 +104,10 @@ class PumpkinApplication(Application[UUID]):
         "AGGREGATE_CACHE_MAXSIZE": str(CACHED_PLAYERS),
         "AGGREGATE_CACHE_FASTFORWARD": "y",  # a cached player catches up with other writers
     }
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        super().__init__(env)
+        self._session_players: dict[str, str] = {}
 
     @classmethod
     def from_url(cls, database_url: str) -> PumpkinApplication:
@@ -226,18 +234,26 @@ class PumpkinApplication(Application[UUID]):
     def _player(self, player_id: str) -> Player:
         check_player_id(player_id)
         try:
-            player: Player = self.repository.get(player_aggregate_id(player_id))
+            player: Player = self.repository.get(
+                player_aggregate_id(player_id), projector_func=_project
+            )
         except AggregateNotFoundError:
             raise PlayerNotFound(f"no player {player_id!r}") from None
         return player
 
     def _player_of_session(self, session_id: str) -> str:
+        known = self._session_players.get(session_id)
+        if known is not None:
+            return known
         try:
             key: SessionKey = self.repository.get(UUID(hex=session_id))
         except (AggregateNotFoundError, ValueError, TypeError, AttributeError):
             raise SessionNotFound(f"no session {session_id!r}") from None
         if not isinstance(key, SessionKey):
             raise SessionNotFound(f"no session {session_id!r}")
+        if len(self._session_players) >= CACHED_SESSIONS:
+            self._session_players.clear()
+        self._session_players[session_id] = key.player_id  # a session never changes player
         return key.player_id
 
     def _command(self, player_id: str, decide: Callable[[Player], T]) -> T:
@@ -254,7 +270,31 @@ class PumpkinApplication(Application[UUID]):
             self.save(*aggregates)
         except IntegrityError:
             return False
+        if self.repository.cache is not None:
+            # The saved aggregate is the newest state: cache it, so the next load only has to
+            # ask the store for events written since (fast-forward) instead of re-applying ours.
+            for aggregate in aggregates:
+                self.repository.cache.put(aggregate.id, aggregate)
         return True
+
+    def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
+        """Snapshot a player from memory each time its version crosses a SNAPSHOT_EVERY mark.
+
+        (The library's default rebuilds the aggregate from the store to snapshot it.) A snapshot
+        only speeds loading: failing to write one must not fail a command already recorded.
+        """
+        if self.snapshots is None:
+            return
+        counts = Counter(event.originator_id for event in processing_event.events)
+        for aggregate_id, aggregate in processing_event.aggregates.items():
+            if not isinstance(aggregate, Player):
+                continue
+            before = aggregate.version - counts[aggregate_id]
+            if aggregate.version // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
+                try:
+                    self.snapshots.put([Snapshot.take(aggregate)])
+                except Exception:  # noqa: BLE001 - logged; the next mark tries again
+                    _log.warning("snapshot failed", exc_info=True)
 
     @staticmethod
     def _attempts() -> Iterator[int]:
@@ -302,6 +342,13 @@ class PumpkinApplication(Application[UUID]):
                     return parsed[1] if parsed else 0
             upper = chunk[-1].originator_version - 1 if chunk else None
         return 0
+
+
+def _project(aggregate: Any, events: Iterable[Any]) -> Any:
+    """Apply events in order (the library's default also runs a slow runtime Protocol check)."""
+    for event in events:
+        aggregate = event.mutate(aggregate)
+    return aggregate
 
 
 def _in_round(event: object) -> bool:
