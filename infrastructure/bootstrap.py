@@ -76,6 +76,7 @@ def build_http_app(
         metrics=Metrics(),
         max_body_bytes=settings.max_body_bytes,
         rate_limit_per_second=settings.rate_limit_per_second,
+        token_cache_seconds=settings.token_cache_seconds,
     )
     return create_app(deps)
 

@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
     # Requests per second allowed to one credential (a token bucket of this size); 0 turns it off.
     rate_limit_per_second: int = Field(default=2000, ge=0)
+    # How long an open session's token is remembered (a close elsewhere is seen within this).
+    token_cache_seconds: float = Field(default=2.0, ge=0.0, le=60.0)
     # `serve` also runs the projections in its own process (the one-command embedded default).
     serve_projections: bool = True
 

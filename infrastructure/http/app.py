@@ -10,6 +10,7 @@ from infrastructure.http.deps import HttpDeps
 from infrastructure.http.errors import install_error_handlers
 from infrastructure.http.middleware import RequestContext
 from infrastructure.http.ratelimit import RateLimiter
+from infrastructure.http.token_cache import OpenSessionCache
 
 
 def create_app(deps: HttpDeps) -> FastAPI:
@@ -20,6 +21,7 @@ def create_app(deps: HttpDeps) -> FastAPI:
     )
     app.state.deps = deps
     app.state.limiter = RateLimiter(deps.rate_limit_per_second)
+    app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)
     install_error_handlers(app, deps.metrics)
     for module in (routes_public, routes_operator, routes_play, routes_reads):
         app.include_router(module.router)

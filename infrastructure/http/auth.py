@@ -20,6 +20,7 @@ from domain.errors import SessionClosed
 from infrastructure.http.deps import Deps
 from infrastructure.http.errors import ApiError, forbidden, unauthorized
 from infrastructure.http.ratelimit import RateLimiter
+from infrastructure.http.token_cache import OpenSessionCache
 from infrastructure.ports import SessionRef
 
 Role = Literal["operator", "auditor", "player"]
@@ -88,9 +89,13 @@ async def _caller(
     if hmac.compare_digest(secret.encode(), deps.auditor_key.encode()):
         structlog.contextvars.bind_contextvars(role="auditor")
         return Caller("auditor")
-    session = await run_in_threadpool(deps.service.session_for_token, secret)
+    sessions: OpenSessionCache = request.app.state.open_sessions
+    session = sessions.get(secret)
     if session is None:
-        raise unauthorized()
+        session = await run_in_threadpool(deps.service.session_for_token, secret)
+        if session is None:
+            raise unauthorized()
+        sessions.remember(secret, session)
     structlog.contextvars.bind_contextvars(role="player", player_id=session.player_id)
     return Caller("player", session)
 

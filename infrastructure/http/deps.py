@@ -33,6 +33,7 @@ class HttpDeps:
     metrics: Metrics
     max_body_bytes: int = 64 * 1024
     rate_limit_per_second: int = 0
+    token_cache_seconds: float = 2.0
 
 
 def _deps(request: Request) -> HttpDeps:

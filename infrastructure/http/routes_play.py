@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
 
 from infrastructure.http import checks
@@ -12,6 +12,7 @@ from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import Deps
 from infrastructure.http.models import Empty, Round, SessionSummary, SpinRequest
 from infrastructure.http.routes_operator import ERRORS
+from infrastructure.http.token_cache import OpenSessionCache
 
 router = APIRouter(tags=["play"], responses=ERRORS)  # type: ignore[arg-type]
 
@@ -27,10 +28,14 @@ def spin(session_id: str, body: SpinRequest, caller: CallerDep, deps: Deps) -> A
 
 @router.post("/sessions/{session_id}/close", response_model=SessionSummary)
 def close_session(
+    request: Request,
     session_id: str,
     caller: CallerDep,
     deps: Deps,
     body: Annotated[Empty | None, Body()] = None,
 ) -> Any:
     caller.may_close(session_id)
-    return deps.service.close_session(session_id)
+    summary = deps.service.close_session(session_id)
+    open_sessions: OpenSessionCache = request.app.state.open_sessions
+    open_sessions.forget_session(session_id)
+    return summary

@@ -1,0 +1,48 @@
+"""The open-session cache remembers only open sessions, briefly, and forgets a closed one."""
+
+from __future__ import annotations
+
+import time
+
+from http_support import OPERATOR, Journey, bearer, client_for
+
+from infrastructure.http.token_cache import OpenSessionCache
+from infrastructure.ports import SessionRef
+
+OPEN = SessionRef("s1", "ann", True)
+
+
+def test_it_remembers_an_open_session_until_its_time_is_up() -> None:
+    cache = OpenSessionCache(ttl_seconds=0.05)
+    cache.remember("tok", OPEN)
+    assert cache.get("tok") == OPEN
+    time.sleep(0.06)
+    assert cache.get("tok") is None
+
+
+def test_it_never_remembers_a_closed_session() -> None:
+    cache = OpenSessionCache()
+    cache.remember("tok", SessionRef("s1", "ann", False))
+    assert cache.get("tok") is None
+
+
+def test_closing_forgets_the_sessions_tokens_and_is_bounded() -> None:
+    cache = OpenSessionCache(max_entries=2)
+    cache.remember("a", OPEN)
+    cache.remember("b", SessionRef("s2", "bob", True))
+    cache.remember("c", SessionRef("s3", "cy", True))
+    assert cache.get("a") is None  # the oldest went first
+    cache.forget_session("s2")
+    assert cache.get("b") is None and cache.get("c") is not None
+
+
+def test_a_session_closed_behind_the_caches_back_still_cannot_spin(service: object) -> None:
+    with client_for(service) as client:
+        j = Journey(client)
+        assert j.spin().status_code == 200  # the token is now cached as open
+        service.close_session(j.session_id)  # type: ignore[attr-defined]  # another instance
+        refused = j.spin()
+        assert (refused.status_code, refused.json()["error"]["code"]) == (409, "session_closed")
+        closed = client.post(f"/sessions/{j.session_id}/close", headers=bearer(OPERATOR))
+        assert closed.status_code == 200
+        assert client.get(f"/players/{j.player_id}", headers=bearer(j.token)).status_code == 401
