@@ -199,6 +199,8 @@ def main() -> None:
 
         if not args.events:
             return
+        app.register_player("fresh")
+        app.deposit("fresh", 100, "d1")
         started = time.perf_counter()
         build_long_player(app, args.events)
         built = time.perf_counter() - started
@@ -206,7 +208,7 @@ def main() -> None:
         with PumpkinApplication.from_url(url) as cold:
             cold.repository.cache = None  # measure loading from the store, not the cache
             long_ms = median_load_ms(lambda: cold.repository.get(player_aggregate_id("long")), 9)
-            fresh_ms = median_load_ms(lambda: cold.repository.get(player_aggregate_id("one0")), 9)
+            fresh_ms = median_load_ms(lambda: cold.repository.get(player_aggregate_id("fresh")), 9)
             no_snapshots = Repository(event_store=cold.events)
             replay_ms = median_load_ms(lambda: no_snapshots.get(player_aggregate_id("long")), 1)
         print(f"player with {args.events} events (built in {built:.0f}s): load {long_ms:.1f} ms "
