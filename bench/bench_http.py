@@ -5,7 +5,8 @@
 Both figures come from the same run on fresh PostgreSQL databases (127.0.0.1:5432, user
 postgres): first the application object called directly from 32 threads (the ceiling the HTTP
 layer can reach), then `pumpkin serve` in a subprocess (uvicorn, one process) driven over
-loopback by 32 concurrent asyncio httpx clients, one player and session each. The API runs with
+loopback by 32 concurrent asyncio clients (keep-alive connections on plain asyncio streams: see
+Connection for why not httpx), one player and session each. The API runs with
 PUMPKIN_LOG_LEVEL=WARNING (no per-request log line) and, unless --projections, without the
 in-process projections (the deployment runs `pumpkin projections run` beside it). The client
 shares the machine's cores with the server, so the HTTP figure is a lower bound.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import socket
 import statistics
@@ -117,7 +119,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(url: str, projections: bool) -> Iterator[str]:
+def server(url: str, projections: bool, workers: int) -> Iterator[str]:
     port = free_port()
     env = {
         **os.environ,
@@ -151,54 +153,97 @@ def server(url: str, projections: bool) -> Iterator[str]:
         process.wait(timeout=15)
 
 
-async def drive_http(base: str, players: int, seconds: float, warmup: float) -> str:
-    operator = {"Authorization": f"Bearer {OPERATOR}"}
-    limits = httpx.Limits(max_connections=players + 4, max_keepalive_connections=players + 4)
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
-        tokens = []
-        for i in range(players):
-            player_id = f"http-{i}"
-            (
-                await client.post("/players", json={"player_id": player_id}, headers=operator)
-            ).raise_for_status()
-            (
-                await client.post(
-                    f"/players/{player_id}/deposits",
-                    json={"amount": FUNDS, "request_id": "funds"},
-                    headers=operator,
-                )
-            ).raise_for_status()
-            opened = await client.post(f"/players/{player_id}/sessions", json={}, headers=operator)
-            tokens.append((opened.json()["session_id"], opened.json()["token"]))
-        latencies: list[float] = []
-        errors = 0
-        loop = asyncio.get_running_loop()
-        measure_from = loop.time() + warmup
-        stop_at = measure_from + seconds
+class Connection:
+    """One keep-alive HTTP/1.1 connection, as plain asyncio streams.
 
-        async def player(session_id: str, token: str) -> None:
-            nonlocal errors
-            headers = {"Authorization": f"Bearer {token}"}
-            n = 0
+    The load generator must be much cheaper than the server it measures on the same two cores:
+    httpx.AsyncClient with 32 concurrent requests managed under 100 GET /health a second here,
+    so it would have measured itself. This client parses only what it needs (status, length)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def post(self, path: str, body: dict[str, object], token: str) -> tuple[int, bytes]:
+        if self.reader is None or self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        payload = json.dumps(body).encode()
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nAuthorization: Bearer {token}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
+        )
+        self.writer.write(head.encode() + payload)
+        status = int((await self.reader.readline()).split()[1])
+        length = 0
+        while (line := await self.reader.readline()) != b"\r\n":
+            name, _, value = line.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        return status, await self.reader.readexactly(length)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+def open_sessions(base: str, players: int, prefix: str) -> list[tuple[str, str]]:
+    operator = {"Authorization": f"Bearer {OPERATOR}"}
+    sessions = []
+    with httpx.Client(base_url=base, headers=operator, timeout=30) as client:
+        for i in range(players):
+            player_id = f"{prefix}-{i}"
+            client.post("/players", json={"player_id": player_id}).raise_for_status()
+            client.post(
+                f"/players/{player_id}/deposits", json={"amount": FUNDS, "request_id": "funds"}
+            ).raise_for_status()
+            opened = client.post(f"/players/{player_id}/sessions", json={}).json()
+            sessions.append((opened["session_id"], opened["token"]))
+    return sessions
+
+
+async def drive_http(
+    base: str, players: int, seconds: float, warmup: float, label: str = "HTTP"
+) -> str:
+    sessions = open_sessions(base, players, "http")
+    host, port = base.removeprefix("http://").split(":")
+    latencies: list[float] = []
+    errors = 0
+    loop = asyncio.get_running_loop()
+    measure_from = loop.time() + warmup
+    stop_at = measure_from + seconds
+
+    async def player(session_id: str, token: str) -> None:
+        nonlocal errors
+        connection = Connection(host, int(port))
+        n = 0
+        try:
             while (now := loop.time()) < stop_at:
                 n += 1
                 began = time.perf_counter()
-                answer = await client.post(
-                    f"/sessions/{session_id}/spins",
-                    json={"stake": STAKE, "request_id": f"s{n}"},
-                    headers=headers,
+                status, _ = await connection.post(
+                    f"/sessions/{session_id}/spins", {"stake": STAKE, "request_id": f"s{n}"}, token
                 )
                 if now >= measure_from:
                     latencies.append(time.perf_counter() - began)
-                    errors += answer.status_code != 200
+                    errors += status != 200
+        finally:
+            connection.close()
 
-        await asyncio.gather(*(player(s, t) for s, t in tokens))
-    return summary("HTTP (uvicorn, 1 process)", latencies, seconds, errors)
+    await asyncio.gather(*(player(s, t) for s, t in sessions))
+    return summary(label, latencies, seconds, errors)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--seconds", type=float, default=12.0)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        nargs="+",
+        default=[1, 2],
+        help="server process counts to measure (pumpkin serve --workers)",
+    )
     parser.add_argument("--players", type=int, default=32)
     parser.add_argument(
         "--projections", action="store_true", help="run the projections inside the API process too"
@@ -210,8 +255,10 @@ def main() -> None:
     )
     baseline = bench_application(args.players, args.seconds)
     print(baseline, flush=True)
-    with fresh_database() as url, server(url, args.projections) as base:
-        print(asyncio.run(drive_http(base, args.players, args.seconds, warmup=2.0)))
+    for workers in args.workers:
+        label = f"HTTP, {workers} server process{'es' if workers > 1 else ''}"
+        with fresh_database() as url, server(url, args.projections, workers) as base:
+            print(asyncio.run(drive_http(base, args.players, args.seconds, 2.0, label)), flush=True)
     print(f"load average after {os.getloadavg()[0]:.1f} (other work on the machine skews both)")
 
 

@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from infrastructure.http.app import create_app
 from infrastructure.http.deps import HttpDeps
 from infrastructure.http.metrics import Metrics
-from infrastructure.logging import REVEAL, get_logger
+from infrastructure.logging import REVEAL, configure_logging, get_logger
 from infrastructure.read_sources import (
     ReadYourWritesRounds,
     RoundSource,
@@ -40,7 +40,8 @@ class Runtime:
     closers: list[Callable[[], object]] = field(default_factory=list)
 
     def close(self) -> None:
-        for close in reversed(self.closers):
+        closers, self.closers = self.closers, []  # closing twice closes once
+        for close in reversed(closers):
             try:
                 close()
             except Exception:  # noqa: BLE001 - shutting down: log and keep closing the rest
@@ -64,7 +65,10 @@ def build_projection_rounds(settings: Settings) -> Any:
 
 
 def build_http_app(
-    settings: Settings, application: Any, projection_rounds: RoundSource | None = None
+    settings: Settings,
+    application: Any,
+    projection_rounds: RoundSource | None = None,
+    on_shutdown: Callable[[], object] | None = None,
 ) -> FastAPI:
     deps = HttpDeps(
         service=application,
@@ -78,7 +82,7 @@ def build_http_app(
         rate_limit_per_second=settings.rate_limit_per_second,
         token_cache_seconds=settings.token_cache_seconds,
     )
-    return create_app(deps)
+    return create_app(deps, on_shutdown)
 
 
 def announce_generated_keys(settings: Settings) -> None:
@@ -116,6 +120,15 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
     reader = build_projection_rounds(settings)
     if reader is not None:
         runtime.closers.append(reader.close)
-    runtime.http_app = build_http_app(settings, application, reader)
+    runtime.http_app = build_http_app(settings, application, reader, on_shutdown=runtime.close)
     log.info("service_built", database=settings.database_url_for_log)
     return runtime
+
+
+def worker_http_app() -> FastAPI:
+    """The app of one `pumpkin serve --workers N` process (a uvicorn factory). Settings come from
+    the environment, where the parent process has put the keys so every worker shares them; the
+    parent, not the workers, runs the projections."""
+    settings = Settings()
+    configure_logging(settings.log_format, settings.log_level)
+    return build_runtime(settings, with_projections=False).http_app

@@ -5,6 +5,7 @@ and a command whose module is missing says so instead of breaking the others."""
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -59,6 +60,9 @@ def serve(
             "`pumpkin projections run` follows the store)."
         ),
     ] = True,
+    workers: Annotated[
+        int, typer.Option(help="Server processes (each its own GIL); default PUMPKIN_WORKERS.")
+    ] = 0,
 ) -> None:
     """Serve the HTTP API on PUMPKIN_DATABASE_URL (default: ./pumpkin.db, SQLite).
 
@@ -67,22 +71,40 @@ def serve(
     """
     import uvicorn
 
-    from infrastructure.bootstrap import announce_generated_keys, build_runtime
+    from infrastructure.bootstrap import (
+        announce_generated_keys,
+        build_runtime,
+        start_projections_in_process,
+    )
 
     settings = _settings()
+    workers = workers or settings.workers
     announce_generated_keys(settings)
-    runtime = build_runtime(settings, with_projections=projections and settings.serve_projections)
+    with_projections = projections and settings.serve_projections
+    where: dict[str, Any] = {"host": host or settings.host, "port": port or settings.port}
+    quiet: dict[str, Any] = {"log_config": None, "access_log": False, "server_header": False}
+    if workers <= 1:
+        runtime = build_runtime(settings, with_projections=with_projections)
+        try:
+            uvicorn.run(runtime.http_app, **where, **quiet)
+        finally:
+            runtime.close()
+        return
+    # Several processes (one GIL each): the workers read the keys this process settled on.
+    os.environ["PUMPKIN_OPERATOR_KEY"] = settings.operator_key.get_secret_value()
+    os.environ["PUMPKIN_AUDITOR_KEY"] = settings.auditor_key.get_secret_value()
+    stop_projections = start_projections_in_process(settings) if with_projections else None
     try:
         uvicorn.run(
-            runtime.http_app,
-            host=host or settings.host,
-            port=port or settings.port,
-            log_config=None,
-            access_log=False,
-            server_header=False,
+            "infrastructure.bootstrap:worker_http_app",
+            factory=True,
+            workers=workers,
+            **where,
+            **quiet,
         )
     finally:
-        runtime.close()
+        if stop_projections is not None:
+            stop_projections()
 
 
 @app.command()

@@ -63,7 +63,7 @@ def configure_logging(
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=[*shared, structlog.stdlib.ExtraAdder()],
+            foreign_pre_chain=[structlog.stdlib.ExtraAdder(), *shared],
             processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
         )
     )

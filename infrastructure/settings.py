@@ -25,6 +25,7 @@ class Settings(BaseSettings):
     auditor_key: SecretStr = SecretStr("")
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
+    workers: int = Field(default=1, ge=1, le=64)  # `serve` processes
 
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: str = "INFO"

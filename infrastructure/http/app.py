@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
 from fastapi import FastAPI
 
 from infrastructure.http import routes_operator, routes_play, routes_public, routes_reads
@@ -13,8 +16,15 @@ from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.token_cache import OpenSessionCache
 
 
-def create_app(deps: HttpDeps) -> FastAPI:
+def create_app(deps: HttpDeps, on_shutdown: Callable[[], object] | None = None) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if on_shutdown is not None:
+            on_shutdown()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="Pumpkin RGS",
         version="0.1.0",
         description="Remote game server for one Halloween video slot. Money in minor units.",
