@@ -31,7 +31,7 @@ _MIGRATION_ROW = "__migration__"  # the library's own row in every tracking tabl
 class RecallReader:
     def __init__(self, settings: HasDatabaseUrl | str) -> None:
         # Opened lazily by the pool; an API serves many reads at once.
-        self.datastore = open_datastore(database_url_of(settings), pool_size=2, max_overflow=14)
+        self.datastore = open_datastore(database_url_of(settings), pool_size=1, max_overflow=15)
         self.dialect = dialect_of(self.datastore)
 
     def close(self) -> None:

@@ -40,7 +40,7 @@ def open_event_store(url: str) -> Any:
     env = event_store_env(url)
     if is_postgres(url):
         # A follower needs two connections (LISTEN, and reading), not a writer's pool.
-        env.update(POSTGRES_POOL_SIZE="2", POSTGRES_MAX_OVERFLOW="2")
+        env.update(POSTGRES_POOL_SIZE="1", POSTGRES_MAX_OVERFLOW="3")
     return PumpkinApplication(env=env)
 
 
@@ -51,7 +51,7 @@ class ProjectionsRunner:
         url = database_url_of(settings)
         self.max_batch = max_batch
         self.app = open_event_store(url)
-        self.datastore = open_datastore(url)
+        self.datastore = open_datastore(url, pool_size=1)
         views = all_views()
         if fresh:
             for view in views:
