@@ -16,9 +16,11 @@ import hashlib
 import logging
 import random
 import secrets
+import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from copy import deepcopy
 from typing import Any, TypeVar
 from uuid import UUID, uuid4, uuid5
 
@@ -100,14 +102,13 @@ def token_key_id(hashed: str) -> UUID:
 class PumpkinApplication(Application[UUID]):
     name = "Pumpkin"  # tables: pumpkin_events, pumpkin_snapshots
     snapshotting_intervals = {Player: SNAPSHOT_EVERY}  # noqa: RUF012 - eventsourcing's API
-    env = {  # noqa: RUF012
-        "AGGREGATE_CACHE_MAXSIZE": str(CACHED_PLAYERS),
-        "AGGREGATE_CACHE_FASTFORWARD": "y",  # a cached player catches up with other writers
-    }
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         super().__init__(env)
+        self._players = PlayerCache(CACHED_PLAYERS)
+        # Immutable facts, so cached without expiry (bounded by clearing when full).
         self._session_players: dict[str, str] = {}
+        self._token_sessions: dict[str, tuple[str, str]] = {}
 
     @classmethod
     def from_url(cls, database_url: str) -> PumpkinApplication:
@@ -163,12 +164,18 @@ class PumpkinApplication(Application[UUID]):
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
 
     def session_for_token(self, token: str) -> SessionRef | None:
-        try:
-            key: TokenKey = self.repository.get(token_key_id(token_hash(token)))
-        except AggregateNotFoundError:
-            return None
-        player = self._player(key.player_id)
-        return SessionRef(key.session_id, key.player_id, player.session_is_open(key.session_id))
+        hashed = token_hash(token)
+        known = self._token_sessions.get(hashed)
+        if known is None:
+            try:
+                key: TokenKey = self.repository.get(token_key_id(hashed))
+            except AggregateNotFoundError:
+                return None
+            known = (key.session_id, key.player_id)
+            _remember(self._token_sessions, hashed, known)
+        session_id, player_id = known
+        player = self._player(player_id)
+        return SessionRef(session_id, player_id, player.session_is_open(session_id))
 
     def close_session(self, session_id: str) -> dict[str, Any]:
         player_id = self._player_of_session(session_id)
@@ -178,18 +185,20 @@ class PumpkinApplication(Application[UUID]):
 
     def spin(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
         player_id = self._player_of_session(session_id)
-        for _ in self._attempts():
-            player = self._player(player_id)
+
+        def play(player: Player) -> int | list[Any]:
             recorded = player.spin_replayed(session_id, stake, request_id)
             if recorded is not None:
-                return self._round_from(player.id, recorded)
+                return recorded
             player.check_spin(session_id, stake)
             seed = secrets.token_bytes(32)  # drawn before any event exists: replay never draws
             player.spin(session_id, stake, request_id, seed)
-            events = player.pending_events[:]
-            if self._saved(player):
-                return round_view(round_event_payload(e) for e in events if _in_round(e))
-        raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
+            return [event for event in player.pending_events if _in_round(event)]
+
+        result = self._command(player_id, play)
+        if isinstance(result, int):
+            return self._round_from(player_aggregate_id(player_id), result)
+        return round_view(round_event_payload(event) for event in result)
 
     def round(self, round_id: str) -> dict[str, Any]:
         """A round read back from the write side (the player's stream), as the spin answered."""
@@ -231,15 +240,28 @@ class PumpkinApplication(Application[UUID]):
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    def _player(self, player_id: str) -> Player:
+    def _player(self, player_id: str, *, fresh: bool = True) -> Player:
+        """A private copy of the player to decide on.
+
+        fresh: caught up with the store (what queries and second attempts need). Otherwise the
+        newest state this process knows, which may be behind another process's writes: a save
+        from it then conflicts and is retried fresh, and a refusal is re-judged fresh.
+        """
         check_player_id(player_id)
-        try:
-            player: Player = self.repository.get(
-                player_aggregate_id(player_id), projector_func=_project
-            )
-        except AggregateNotFoundError:
-            raise PlayerNotFound(f"no player {player_id!r}") from None
-        return player
+        aggregate_id = player_aggregate_id(player_id)
+        cached = self._players.get(aggregate_id)
+        if cached is None:
+            try:
+                player: Player = self.repository.get(aggregate_id, projector_func=_project)
+            except AggregateNotFoundError:
+                raise PlayerNotFound(f"no player {player_id!r}") from None
+        else:
+            newer = list(self.events.get(aggregate_id, gt=cached.version)) if fresh else []
+            if not newer:
+                return deepcopy(cached)
+            player = _project(deepcopy(cached), newer)
+        self._players.put(player)
+        return deepcopy(player)
 
     def _player_of_session(self, session_id: str) -> str:
         known = self._session_players.get(session_id)
@@ -251,17 +273,28 @@ class PumpkinApplication(Application[UUID]):
             raise SessionNotFound(f"no session {session_id!r}") from None
         if not isinstance(key, SessionKey):
             raise SessionNotFound(f"no session {session_id!r}")
-        if len(self._session_players) >= CACHED_SESSIONS:
-            self._session_players.clear()
-        self._session_players[session_id] = key.player_id  # a session never changes player
+        _remember(self._session_players, session_id, key.player_id)
         return key.player_id
 
     def _command(self, player_id: str, decide: Callable[[Player], T]) -> T:
-        for _ in self._attempts():
-            player = self._player(player_id)
-            result = decide(player)
+        """Decide on the player and record what it decided, retrying when a race is lost."""
+        fresh = False
+        conflicts = 0
+        while conflicts < ATTEMPTS:
+            player = self._player(player_id, fresh=fresh)
+            try:
+                result = decide(player)
+            except RuleViolation:
+                if fresh:
+                    raise
+                fresh = True  # a refusal is only final when judged on the newest state
+                continue
             if not player.pending_events or self._saved(player):
                 return result
+            conflicts += 1
+            fresh = True
+            # Jittered backoff so racing requests stop colliding in lockstep.
+            time.sleep(random.uniform(0, 0.001 * 2**conflicts))  # noqa: S311 - not a secret
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
 
     def _saved(self, *aggregates: Aggregate) -> bool:
@@ -270,11 +303,9 @@ class PumpkinApplication(Application[UUID]):
             self.save(*aggregates)
         except IntegrityError:
             return False
-        if self.repository.cache is not None:
-            # The saved aggregate is the newest state: cache it, so the next load only has to
-            # ask the store for events written since (fast-forward) instead of re-applying ours.
-            for aggregate in aggregates:
-                self.repository.cache.put(aggregate.id, aggregate)
+        for aggregate in aggregates:
+            if isinstance(aggregate, Player):
+                self._players.put(aggregate)  # the newest state: the next command starts here
         return True
 
     def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
@@ -342,6 +373,41 @@ class PumpkinApplication(Application[UUID]):
                     return parsed[1] if parsed else 0
             upper = chunk[-1].originator_version - 1 if chunk else None
         return 0
+
+
+class PlayerCache:
+    """The newest known state of recently used players, least recently used evicted.
+
+    Entries are never mutated (commands decide on copies) and only a newer version replaces
+    one, so a reader can copy an entry without holding any lock.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._players: OrderedDict[UUID, Player] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, aggregate_id: UUID) -> Player | None:
+        with self._lock:
+            player = self._players.get(aggregate_id)
+            if player is not None:
+                self._players.move_to_end(aggregate_id)
+            return player
+
+    def put(self, player: Player) -> None:
+        with self._lock:
+            known = self._players.get(player.id)
+            if known is None or known.version < player.version:
+                self._players[player.id] = player
+                self._players.move_to_end(player.id)
+            while len(self._players) > self._size:
+                self._players.popitem(last=False)
+
+
+def _remember(cache: dict[str, T], key: str, value: T) -> None:
+    if len(cache) >= CACHED_SESSIONS:
+        cache.clear()
+    cache[key] = value
 
 
 def _project(aggregate: Any, events: Iterable[Any]) -> Any:

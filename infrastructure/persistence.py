@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -18,8 +18,8 @@ from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg import sql
 
-PG_POOL_SIZE = 20  # one pooled psycopg 3 connection per concurrent writer, and a few spare
-PG_MAX_OVERFLOW = 10
+PG_POOL_SIZE = 8  # pooled psycopg 3 connections kept open per application (readers + the leader)
+PG_MAX_OVERFLOW = 12  # more, opened under load and closed after
 
 
 class UnsupportedDatabaseUrl(ValueError):
@@ -111,9 +111,10 @@ def ensure_database(url: str) -> None:
 @dataclass
 class _Write:
     events: Sequence[StoredEvent]
-    done: bool = False
     ids: Sequence[int] | None = None
     error: BaseException | None = None
+    leads: bool = False  # handed the leader's turn: commit the queue
+    woken: threading.Event = field(default_factory=threading.Event)
 
 
 class GroupCommitRecorder(PostgresApplicationRecorder):
@@ -122,8 +123,9 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
     The library takes `LOCK TABLE ... IN EXCLUSIVE MODE` in every insert transaction, so that
     notification ids are committed in order (projections never skip a gap that fills later).
     That serialises writers: one commit, one WAL flush, at a time (~600/s here). We keep the lock
-    and its guarantee, and amortise it: while one thread commits, the others queue their saves;
-    the next thread to get the commit turn writes everything queued in ONE transaction.
+    and its guarantee, and amortise it: one thread at a time leads; while it commits, other saves
+    queue; when it is done it hands the lead to the first queued save, which commits the whole
+    queue in ONE transaction. Followers sleep on their own event, so none waits in line twice.
 
     A conflict (unique originator id and version) in a group fails the whole transaction; the
     group is then written save by save, so only the conflicting save gets its IntegrityError.
@@ -133,7 +135,7 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
         super().__init__(*args, **kwargs)
         self._queue: list[_Write] = []
         self._queue_lock = threading.Lock()
-        self._commit_turn = threading.Lock()
+        self._leading = False
 
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -144,14 +146,26 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
         write = _Write(stored_events)
         with self._queue_lock:
             self._queue.append(write)
-        with self._commit_turn:
-            if not write.done:
-                with self._queue_lock:
-                    group, self._queue = self._queue, []
-                self._commit(group)
+            write.leads = not self._leading
+            self._leading = True
+        if not write.leads:
+            write.woken.wait()
+        if write.leads:
+            self._lead()
         if write.error is not None:
             raise write.error
         return write.ids
+
+    def _lead(self) -> None:
+        with self._queue_lock:
+            group, self._queue = self._queue, []
+        self._commit(group)
+        with self._queue_lock:
+            if self._queue:
+                self._queue[0].leads = True
+                self._queue[0].woken.set()
+            else:
+                self._leading = False
 
     def _commit(self, group: list[_Write]) -> None:
         try:
@@ -171,11 +185,12 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
                 start += count
         except BaseException as error:  # the store failed: every save in the group fails
             for write in group:
-                if not write.done and write.error is None:
+                if write.ids is None and write.error is None:
                     write.error = error
         finally:
             for write in group:
-                write.done = True
+                write.leads = False
+                write.woken.set()
 
     def _commit_one(self, write: _Write) -> None:
         try:

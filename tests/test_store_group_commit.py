@@ -29,7 +29,7 @@ def test_a_conflict_in_a_group_fails_only_the_conflicting_save(postgres_url: str
         assert first.error is None and first.ids is not None and len(first.ids) == 2
         assert isinstance(rival.error, IntegrityError)
         assert other.error is None and other.ids is not None and len(other.ids) == 1
-        assert all(write.done for write in (first, rival, other))
+        assert all(write.woken.is_set() for write in (first, rival, other))
         assert [e.originator_version for e in recorder.select_events(a)] == [1, 2]
 
 
