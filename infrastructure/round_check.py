@@ -65,19 +65,18 @@ class _VersionedModel(MathModel):
         return MathModel.version.fget(self)  # type: ignore[attr-defined,no-any-return]
 
 
-_MODELS: dict[str, MathModel] = {}
+_MODELS: dict[str, tuple[MathModel, MathModel]] = {}  # version -> (published, fast copy)
 
 
 def rederive(progress: Progress, stake: int, seed: bytes, model_version: str) -> RoundOutcome:
     """domain.engine.play_round on the recorded model version (its hash computed once)."""
-    model = _MODELS.get(model_version)
-    if model is None:
-        published = model_for(model_version)
-        model = _VersionedModel(published.definition)
-        if model.version != published.version:
-            model = published
-        _MODELS[model_version] = model
-    return resolve_round(model, progress, stake, seed)
+    published = model_for(model_version)  # asked every time: only published models re-derive
+    cached = _MODELS.get(model_version)
+    if cached is None or cached[0] is not published:
+        fast = _VersionedModel(published.definition)
+        cached = (published, fast if fast.version == published.version else published)
+        _MODELS[model_version] = cached
+    return resolve_round(cached[1], progress, stake, seed)
 
 
 def plain(value: Any) -> Any:
