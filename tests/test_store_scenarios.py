@@ -196,3 +196,22 @@ def test_a_player_loads_from_a_snapshot_into_the_same_state_as_a_full_replay(
     assert replayed is not None
     assert vars(replayed) == vars(from_snapshot) | {"_modified_on": replayed.modified_on}
     assert service.check_player_chain("gus") == []
+
+
+def test_two_applications_on_one_store_never_decide_on_stale_state(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    session_id = funded_player(service, "hal", 100)
+    with PumpkinApplication.from_url(store_url) as other:
+        assert other.player_state("hal")["balance"] == 100  # `other` now caches hal
+        service.deposit("hal", 900, "more")
+        assert other.withdraw("hal", 1_000, "all") == 0  # judged on the newest state
+        assert service.player_state("hal")["balance"] == 0
+        with pytest.raises(InsufficientFunds):
+            service.spin(session_id, 20, "broke")
+        service.deposit("hal", 20, "again")
+        answer = other.spin(session_id, 20, "one")
+        assert service.spin(session_id, 20, "one") == answer  # the same request, seen once
+        assert service.close_session(session_id) == other.close_session(session_id)
+        with pytest.raises(SessionClosed):
+            other.spin(session_id, 20, "two")
