@@ -98,3 +98,23 @@ def test_two_runners_following_one_store_at_once_still_count_every_event_once(
     together = dump_views(store_url)
     assert rebuild(store_url) == end
     assert dump_views(store_url) == together
+
+
+def test_a_batch_overlapping_what_another_runner_projected_adds_only_the_new_events(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    play_scenario(service, players=2, spins=10)
+    end = service.recorder.max_notification_id()
+    notifications = service.recorder.select_notifications(start=1, limit=end)
+    ahead = ProjectionsRunner(store_url)
+    behind = ProjectionsRunner(store_url)  # still believes every view is at 0
+    try:
+        ahead.process(notifications[: end // 2])
+        behind.process(notifications)  # overlaps the first half
+        assert [p.position for p in behind.projections] == [end] * 4
+    finally:
+        ahead.stop()
+        behind.stop()
+    overlapped = dump_views(store_url)
+    assert rebuild(store_url) == end
+    assert dump_views(store_url) == overlapped
