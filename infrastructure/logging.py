@@ -52,6 +52,7 @@ def configure_logging(
     )
     structlog.configure(
         processors=[
+            structlog.stdlib.filter_by_level,  # a disabled level costs nothing further
             *shared,
             structlog.processors.format_exc_info,
             structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
