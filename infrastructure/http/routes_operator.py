@@ -20,7 +20,7 @@ from infrastructure.http.models import (
     SessionOpened,
 )
 
-ERRORS = {code: {"model": ErrorBody} for code in (401, 403, 404, 409, 422, 429, 503)}
+ERRORS = {code: {"model": ErrorBody} for code in (401, 403, 404, 409, 413, 422, 429, 503)}
 router = APIRouter(tags=["operator"], responses=ERRORS)  # type: ignore[arg-type]
 
 
