@@ -138,7 +138,7 @@ def rules_document(model: MathModel | None = None) -> dict[str, Any]:
         "states": states,
         "max_win": {
             "x_stake": MAX_WIN_X_STAKE,
-            "estimated_odds": par.get("max_win_odds"),
+            "odds": par.get("max_win_odds"),
         },
         "par_run": {k: par[k] for k in ("master_seed", "generated", "total_spins") if k in par},
         "disclosures": DISCLOSURES,

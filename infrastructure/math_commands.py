@@ -168,12 +168,18 @@ def rules(json_out: bool) -> int:
         )
     lines.append(
         f"Max win: {document['max_win']['x_stake']:,} x stake, estimated odds "
-        f"{document['max_win']['estimated_odds'] or 'n/a'}"
+        f"{_odds(document['max_win']['odds'])}"
     )
     lines.append("Disclosures:")
     lines += [f"  - {d}" for d in document["disclosures"]]
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def _odds(odds: dict[str, Any] | None) -> str:
+    if not odds or not odds.get("estimated_one_in"):
+        return "n/a"
+    return f"about 1 in {odds['estimated_one_in']:,} rounds ({odds['most_likely_state']})"
 
 
 def rng(seed_hex: str, n_bytes: int) -> int:

@@ -20,6 +20,7 @@ from typing import Any
 import structlog
 
 from domain.board import BOOSTER_LEVEL, CLOVER_LEVEL, COLLECTOR_LEVEL, WILD_REELS_LEVEL
+from domain.exact import base_line_rtp
 from domain.model import MathModel, all_states, state_key
 from infrastructure.simulator import simulate, spec_for
 
@@ -65,7 +66,7 @@ def with_state(definition: dict[str, Any], key: str, table: dict[str, int]) -> M
 
 def measure(model: MathModel, level: int, hw: int, fs: int, spins: int, seed: bytes) -> float:
     spec = spec_for(model, level=level, hw_halves=hw, fs_halves=fs, master_seed=seed, spins=spins)
-    return float(simulate(spec).summary()["rtp"])  # type: ignore[arg-type]
+    return float(simulate(spec).summary()["rtp"])
 
 
 def tune_state(
@@ -89,13 +90,39 @@ def tune_state(
     return k, slope
 
 
+def correct_from_par(definition: dict[str, Any], par: dict[str, Any]) -> None:
+    """Refine each state's k with a PAR run's (larger) measurement.
+
+    RTP(k) is close to A + B k, where A is the line RTP with every feature off (exact), so the
+    measured RTP r at k gives k' = k (0.96 - A) / (r - A).
+    """
+    model = MathModel(definition)
+    base, _ = base_line_rtp(model, 0)
+    for key, measured in par["states"].items():
+        table = definition["states"][key]
+        k = table["scale_ppm"] / 1_000_000
+        k_new = k * (TARGET_RTP - base) / (measured["rtp"] - base)
+        definition["states"][key] = state_table(int(key[1]), k_new)
+        log.info("corrected", state=key, k=round(k, 5), k_new=round(k_new, 5), rtp=measured["rtp"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pilot", type=int, default=3_000_000)
     parser.add_argument("--spins", type=int, default=20_000_000)
     parser.add_argument("--only", default="", help="comma-separated state keys to retune")
+    parser.add_argument(
+        "--correct-from-par",
+        type=Path,
+        default=None,
+        help="refine every state from a PAR results file instead of simulating",
+    )
     args = parser.parse_args()
     definition = json.loads(MODEL_FILE.read_text())
+    if args.correct_from_par:
+        correct_from_par(definition, json.loads(args.correct_from_par.read_text()))
+        MODEL_FILE.write_text(json.dumps(definition, indent=1, sort_keys=True) + "\n")
+        return
     only = set(filter(None, args.only.split(",")))
     for level, hw, fs in all_states():
         key = state_key(level, hw, fs)
