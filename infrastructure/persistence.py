@@ -7,6 +7,7 @@ CREATE_TABLE); for PostgreSQL the database itself is created too if it is missin
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -136,6 +137,11 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
         self._queue: list[_Write] = []
         self._queue_lock = threading.Lock()
         self._leading = False
+        # The library's lock and notify, sent as one simple query that also opens the
+        # transaction: three round trips a group (this, the insert, COMMIT) instead of ~14.
+        self._begin = sql.SQL("BEGIN; {}; {}; NOTIFY {}").format(
+            *self.lock_table_statements, sql.Identifier(self.channel_name)
+        )
 
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -173,7 +179,7 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
                 self._commit_one(group[0])
                 return
             try:
-                ids = super().insert_events([e for write in group for e in write.events])
+                ids = self._insert([e for write in group for e in write.events])
             except IntegrityError:
                 for write in group:
                     self._commit_one(write)
@@ -194,6 +200,24 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
 
     def _commit_one(self, write: _Write) -> None:
         try:
-            write.ids = super().insert_events(write.events)
+            write.ids = self._insert(write.events)
         except IntegrityError as conflict:
             write.error = conflict
+
+    def _insert(self, stored_events: Sequence[StoredEvent]) -> list[int]:
+        """One transaction: table lock, notify, insert; the notification ids in order."""
+        rows = [
+            self.construct_pg_stored_event(e.originator_id, e.originator_version, e.topic, e.state)
+            for e in stored_events
+        ]
+        with self.datastore.get_connection() as conn, conn.cursor() as cursor:
+            try:
+                cursor.execute(self._begin)
+                cursor.execute(self.insert_events_statement, (rows,), prepare=True)
+                ids = [row["notification_id"] for row in cursor.fetchall()]
+                cursor.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    cursor.execute("ROLLBACK")
+                raise
+        return ids
