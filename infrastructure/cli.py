@@ -170,6 +170,24 @@ def verify(
     )
 
 
+@app.command()
+def dispute(
+    round_id: Annotated[str, typer.Argument(help="The round, e.g. alice.42.")],
+    out: Annotated[Path, typer.Option(help="Write the report to this file.")],
+    json_out: Annotated[bool, typer.Option("--json", help="Write JSON instead of HTML.")] = False,
+) -> None:
+    """Write a self-contained report of one round for a regulator (HTML, or JSON).
+
+    State before, stake, seed and model version, every step's screen, line wins and paylines,
+    collections and feature states, the settlement arithmetic, and the verdict: the round
+    re-derived by the engine and its place in the stream's hash chain. Exit 0 if it verifies.
+    """
+    settings = _settings()
+    _exit_with(
+        _function("infrastructure.dispute", "dispute_command")(settings, round_id, out, json_out)
+    )
+
+
 @projections_app.command("run")
 def projections_run() -> None:
     """Follow the event store into the read models until stopped (SIGTERM or Ctrl-C)."""
