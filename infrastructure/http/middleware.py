@@ -37,9 +37,12 @@ class RequestContext:
         request_id = _safe_request_id(headers.get(b"x-request-id")) or uuid.uuid4().hex
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id)
-        status = {"code": 500, "started": False}
+        status: dict[str, Any] = {"code": 500, "started": False}
 
         async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start" and status.get("too_large"):
+                # The framework turned our BodyTooLarge into its own 400: answer 413 instead.
+                raise BodyTooLarge
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
                 status["started"] = True
@@ -53,16 +56,17 @@ class RequestContext:
             if _declared_length(headers) > self.max_body_bytes:
                 await self._too_large(send_with_id)
             else:
-                await self.app(scope, self._limited(receive), send_with_id)
+                await self.app(scope, self._limited(receive, status), send_with_id)
         except BodyTooLarge:
             if status["started"]:
                 raise
+            status["too_large"] = False  # let our own 413 through send_with_id
             await self._too_large(send_with_id)
         finally:
             self._record(scope, int(status["code"]), time.perf_counter() - started)
             structlog.contextvars.clear_contextvars()
 
-    def _limited(self, receive: Receive) -> Receive:
+    def _limited(self, receive: Receive, status: dict[str, Any]) -> Receive:
         seen = 0
 
         async def limited() -> Message:
@@ -71,6 +75,7 @@ class RequestContext:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_body_bytes:
+                    status["too_large"] = True
                     raise BodyTooLarge
             return message
 
