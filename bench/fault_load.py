@@ -1,0 +1,291 @@
+"""A load generator that keeps a ledger of everything the service ACCEPTED, and the check that
+the store agrees with it afterwards (shared by bench/soak.py and the reliability tests).
+
+Every request carries a request_id. A request whose answer never arrived (timeout, connection
+reset, the server killed, 503 while the store is down) is uncertain: it may or may not have been
+applied. It is retried with the SAME request_id until it gets a definite answer, so the ledger is
+exact: the contract's exactly-once promise is what makes that possible, and the final check
+(balances, round views, session summaries, and no round the ledger does not know) is what proves
+it held.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+STAKES = (20, 40, 60, 80, 100, 200, 400, 600, 800, 1000, 2000, 5000, 10000)
+RETRY_STATUSES = {503}
+_ids = itertools.count()
+
+
+def _error_code(answer: httpx.Response) -> str:
+    if answer.status_code < 400:
+        return ""
+    try:
+        return str(answer.json()["error"]["code"])
+    except (ValueError, KeyError, TypeError):
+        return "not-the-error-shape"
+
+
+def bearer(secret: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {secret}"}
+
+
+@dataclass
+class PlayerLedger:
+    player_id: str
+    session_id: str = ""
+    token: str = ""
+    timeout: float | None = None  # a client that gives up early (then retries the same id)
+    racers: int = 1  # clients spinning on this one session at the same time
+    deposited: int = 0
+    withdrawn: int = 0
+    rounds: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sessions: dict[str, list[int]] = field(default_factory=dict)  # sid -> [spins, staked, won]
+
+    @property
+    def expected_balance(self) -> int:
+        played = sum(r["total_win"] - r["stake"] for r in self.rounds.values())
+        return self.deposited - self.withdrawn + played
+
+    def accept_round(self, played: dict[str, Any]) -> None:
+        round_id = played["round_id"]
+        known = self.rounds.get(round_id)
+        assert known is None or known == played, f"round {round_id} answered twice differently"
+        if known is None:
+            self.rounds[round_id] = played
+            spins, staked, won = self.sessions.setdefault(played["session_id"], [0, 0, 0])
+            self.sessions[played["session_id"]] = [
+                spins + 1,
+                staked + played["stake"],
+                won + played["total_win"],
+            ]
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)
+    outcomes: Counter[str] = field(default_factory=Counter)
+    retries: int = 0
+
+    def percentile(self, q: float) -> float:
+        ordered = sorted(self.latencies)
+        if not ordered:
+            return float("nan")
+        return ordered[min(len(ordered) - 1, int(len(ordered) * q))] * 1000
+
+
+class Load:
+    """Players, their sessions and every accepted answer; drives spins against `base_url`."""
+
+    def __init__(
+        self, base_url: str, operator_key: str, timeout: float = 10.0, prefix: str = "load"
+    ) -> None:
+        self.base_url = base_url
+        self.operator = bearer(operator_key)
+        self.timeout = timeout
+        self.prefix = prefix
+        self.players: list[PlayerLedger] = []
+        self.stats = Stats()
+        self.client = httpx.AsyncClient(
+            base_url=base_url,
+            timeout=timeout,
+            limits=httpx.Limits(max_connections=512, max_keepalive_connections=512),
+        )
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    def new_request_id(self, kind: str) -> str:
+        return f"{self.prefix}-{kind}-{next(_ids)}-{time.monotonic_ns()}"
+
+    async def exactly_once(
+        self,
+        method: str,
+        path: str,
+        body: Any,
+        headers: dict[str, str],
+        give_up_at: float,
+        timeout: float | None = None,
+    ) -> httpx.Response:
+        """Send until a definite answer. Not definite: a transport error or timeout (it may have
+        been applied), 503 (the store is away) and 409 concurrent_update (it lost a race, maybe
+        against an earlier attempt of this very request still in flight): all retried with the
+        same body and request_id, which the contract makes safe."""
+        pause = 0.05
+        while True:
+            try:
+                answer = await self.client.request(
+                    method, path, json=body, headers=headers, timeout=timeout or self.timeout
+                )
+                code = _error_code(answer)
+                if answer.status_code not in RETRY_STATUSES and code != "concurrent_update":
+                    return answer
+                self.stats.outcomes[f"{answer.status_code} {code} (retried)"] += 1
+                if answer.status_code == 503:
+                    assert code == "store_unavailable", answer.text
+                    assert answer.headers.get("Retry-After"), "503 without Retry-After"
+            except httpx.TransportError as error:
+                self.stats.outcomes[f"{type(error).__name__} (retried)"] += 1
+            self.stats.retries += 1
+            if time.monotonic() > give_up_at:
+                raise TimeoutError(f"{method} {path} never got a definite answer")
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 1.0)
+
+    async def setup(self, players: int, funds: int, give_up_after: float = 120.0) -> None:
+        give_up_at = time.monotonic() + give_up_after
+        created = [
+            PlayerLedger(f"{self.prefix}-{i}-{time.monotonic_ns() % 10**9}") for i in range(players)
+        ]
+
+        async def one(ledger: PlayerLedger) -> None:
+            answer = await self.exactly_once(
+                "POST", "/players", {"player_id": ledger.player_id}, self.operator, give_up_at
+            )
+            assert answer.status_code in (201, 409), answer.text
+            await self.deposit(ledger, funds, give_up_at)
+            await self.open_session(ledger, give_up_at)
+
+        await asyncio.gather(*(one(ledger) for ledger in created))
+        self.players.extend(created)
+
+    async def deposit(self, ledger: PlayerLedger, amount: int, give_up_at: float) -> None:
+        body = {"amount": amount, "request_id": self.new_request_id("dep")}
+        answer = await self.exactly_once(
+            "POST", f"/players/{ledger.player_id}/deposits", body, self.operator, give_up_at
+        )
+        assert answer.status_code == 201, answer.text
+        ledger.deposited += amount
+
+    async def open_session(self, ledger: PlayerLedger, give_up_at: float) -> None:
+        # Opening a session has no request id: a lost answer leaves an unused open session,
+        # which changes no money. We only keep the one whose token we received.
+        answer = await self.exactly_once(
+            "POST", f"/players/{ledger.player_id}/sessions", {}, self.operator, give_up_at
+        )
+        assert answer.status_code == 201, answer.text
+        ledger.session_id = answer.json()["session_id"]
+        ledger.token = answer.json()["token"]
+
+    async def spin(self, ledger: PlayerLedger, stake: int, give_up_at: float) -> None:
+        body = {"stake": stake, "request_id": self.new_request_id("spin")}
+        started = time.perf_counter()
+        answer = await self.exactly_once(
+            "POST",
+            f"/sessions/{ledger.session_id}/spins",
+            body,
+            bearer(ledger.token),
+            give_up_at,
+            ledger.timeout,
+        )
+        self.stats.latencies.append(time.perf_counter() - started)
+        self.stats.outcomes[str(answer.status_code)] += 1
+        assert answer.status_code == 200, answer.text
+        ledger.accept_round(answer.json())
+
+    async def run(self, seconds: float, stake: int = 100, grace: float = 120.0) -> float:
+        """Every player spins back to back for `seconds`; the wall time taken."""
+        started = time.monotonic()
+        stop_at = started + seconds
+        give_up_at = stop_at + grace
+
+        async def player_loop(ledger: PlayerLedger) -> None:
+            while time.monotonic() < stop_at:
+                await self.spin(ledger, stake, give_up_at)
+
+        await asyncio.gather(
+            *(player_loop(ledger) for ledger in self.players for _ in range(ledger.racers))
+        )
+        return time.monotonic() - started
+
+    async def close_sessions(self) -> dict[str, dict[str, Any]]:
+        """Close every session; the summaries the service answered."""
+        give_up_at = time.monotonic() + 60
+
+        async def close(ledger: PlayerLedger) -> tuple[str, dict[str, Any]]:
+            answer = await self.exactly_once(
+                "POST", f"/sessions/{ledger.session_id}/close", {}, self.operator, give_up_at
+            )
+            assert answer.status_code == 200, answer.text
+            return ledger.session_id, answer.json()
+
+        return dict(await asyncio.gather(*(close(ledger) for ledger in self.players)))
+
+
+def mismatches(
+    load: Load,
+    database_url: str,
+    summaries: dict[str, dict[str, Any]] | None = None,
+    projections_timeout: float = 60.0,
+) -> list[str]:
+    """Everything in the store that disagrees with the ledger (empty: nothing lost or doubled).
+
+    Replays each player from the store in a FRESH application (no cache), reads the balance
+    view and every round view once the projections caught up, and compares session summaries.
+    """
+    from infrastructure.application import PumpkinApplication
+    from projections.queries import RecallReader
+
+    problems: list[str] = []
+    application = PumpkinApplication.from_url(database_url)
+    reader = RecallReader(database_url)
+    try:
+        end = application.recorder.max_notification_id() or 0
+        if not reader.wait_for(end, timeout=projections_timeout):
+            problems.append(f"projections stuck at {reader.position()} of {end}")
+        for ledger in load.players:
+            state = application.player_state(ledger.player_id)
+            if state["balance"] != ledger.expected_balance:
+                problems.append(
+                    f"{ledger.player_id}: aggregate balance {state['balance']} "
+                    f"!= accepted {ledger.expected_balance}"
+                )
+            stored_rounds = set(application.round_ids(ledger.player_id))
+            if stored_rounds != set(ledger.rounds):
+                problems.append(
+                    f"{ledger.player_id}: {len(stored_rounds)} rounds stored, "
+                    f"{len(ledger.rounds)} accepted "
+                    f"(extra {sorted(stored_rounds - set(ledger.rounds))[:3]}, "
+                    f"missing {sorted(set(ledger.rounds) - stored_rounds)[:3]})"
+                )
+            try:
+                view = reader.balance(ledger.player_id)
+            except Exception as error:  # noqa: BLE001 - reported as a problem, not a crash
+                problems.append(f"balance view unreadable: {error}")
+                break
+            if view is None or view["balance"] != ledger.expected_balance:
+                problems.append(
+                    f"{ledger.player_id}: balance view {view and view['balance']} "
+                    f"!= accepted {ledger.expected_balance}"
+                )
+            elif {k: view[k] for k in state} != state:
+                problems.append(f"{ledger.player_id}: balance view {view} != aggregate {state}")
+            for round_id, played in ledger.rounds.items():
+                if reader.round(round_id) != played:
+                    problems.append(f"round view {round_id} differs from the accepted answer")
+            if summaries is not None:
+                for session_id, (spins, staked, won) in ledger.sessions.items():
+                    expected = {
+                        "session_id": session_id,
+                        "spins": spins,
+                        "staked": staked,
+                        "won": won,
+                        "net": won - staked,
+                    }
+                    if summaries.get(session_id) != expected:
+                        problems.append(
+                            f"session {session_id}: summary {summaries.get(session_id)} "
+                            f"!= accepted {expected}"
+                        )
+    finally:
+        reader.close()
+        application.close()
+    return problems
