@@ -131,7 +131,8 @@ class RecallReader:
         until: str | None = None,
         model_version: str | None = None,
     ) -> dict[str, Any]:
-        """Per day (YYYY-MM-DD, `until` exclusive), level and model version."""
+        """Per day (YYYY-MM-DD, `until` exclusive), state played and model version; each
+        bucket's actual RTP beside the rules document's theoretical RTP for that state."""
         where, params = ["1 = 1"], {}
         for value, clause, name in (
             (since, "day >= :since", "since"),
@@ -143,7 +144,7 @@ class RecallReader:
                 params[name] = value
         condition = " AND ".join(where)
         buckets = self._all(
-            f"SELECT * FROM view_stats WHERE {condition} ORDER BY day, level, model_version",
+            f"SELECT * FROM view_stats WHERE {condition} ORDER BY day, level, state, model_version",
             params,
         )
         jackpots = self._all(f"SELECT * FROM view_stats_jackpots WHERE {condition}", params)
@@ -152,14 +153,14 @@ class RecallReader:
             "ORDER BY total_win DESC, position ASC",
             params,
         )
-        tiers: dict[tuple[str, int, str], dict[str, Any]] = {}
+        tiers: dict[tuple[str, str, str], dict[str, Any]] = {}
         for row in jackpots:
-            key = (row["day"], row["level"], row["model_version"])
+            key = (row["day"], row["state"], row["model_version"])
             tier = {"count": row["count"], "amount": row["amount"]}
             tiers.setdefault(key, {})[row["tier"]] = tier
         return {
             "buckets": [
-                _bucket(row, tiers.get((row["day"], row["level"], row["model_version"]), {}))
+                _bucket(row, tiers.get((row["day"], row["state"], row["model_version"]), {}))
                 for row in buckets
             ],
             "largest_wins": [{k: v for k, v in row.items() if k != "position"} for row in largest],
@@ -213,7 +214,7 @@ def _bucket(row: Row, jackpots: dict[str, Any]) -> dict[str, Any]:
     bucket = dict(row)
     staked, won = int(row["staked"]), int(row["won"])
     bucket["actual_rtp"] = won / staked if staked else None
-    bucket["theoretical_rtp"] = theoretical_rtp(int(row["level"]), str(row["model_version"]))
+    bucket["theoretical_rtp"] = theoretical_rtp(str(row["state"]), str(row["model_version"]))
     bucket["jackpots"] = jackpots
     return bucket
 
@@ -227,13 +228,14 @@ def _rules_document() -> dict[str, Any] | None:
     return document
 
 
-def theoretical_rtp(level: int, model_version: str) -> float | None:
-    """The rules document's RTP of a level (None until the document exists, or for a model
-    version it does not describe). Level 5 uses its first state (multipliers at the start)."""
+def theoretical_rtp(state: str, model_version: str) -> float | None:
+    """The rules document's RTP of a state: its PAR figure once published, else the design
+    target; None for a model version the document does not describe (or no document)."""
     document = _rules_document()
     if document is None or document.get("model_version") != model_version:
         return None
-    for state in document.get("states", []):
-        if state.get("level") == level and state.get("rtp") is not None:
-            return float(state["rtp"])
-    return None
+    for described in document.get("states", []):
+        if described.get("state") == state and described.get("rtp") is not None:
+            return float(described["rtp"])
+    target = document.get("target_rtp")
+    return float(target) if isinstance(target, int | float) else None

@@ -1,13 +1,17 @@
-"""Statistics: per day, level and model version, what was staked and won, which features
-came, jackpots by tier, and the largest wins. Actual RTP is won / staked, read beside the
-rules document's theoretical RTP (projections.queries)."""
+"""Statistics: per day, game state and model version, what was staked and won, which features
+came, jackpots by tier, and the largest wins. A state is the level with its two bonus
+multipliers as the round was played (the rules document's `states`, named by
+domain.model.state_key), so actual RTP (won / staked) reads beside that state's theoretical RTP
+(projections.queries)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC
 from typing import Any
 
+from domain.model import state_key
+from domain.progress import Progress, unlock_if_due
 from projections.events import RecordedEvent
 from projections.pending import PendingRounds
 from projections.recorders import Sql, View
@@ -15,7 +19,8 @@ from projections.rounds import FEATURE_EVENTS, round_features
 
 LARGEST_WINS_KEPT = 100
 _COUNTERS = ("rounds", "staked", "won", *FEATURE_EVENTS, "max_win_hits")
-Bucket = tuple[str, int, str]  # day, level played, model version
+Bucket = tuple[str, int, str, str]  # day, level played, state played, model version
+_KEY = ("day", "level", "state", "model_version")
 
 
 class StatisticsView(View):
@@ -26,18 +31,22 @@ class StatisticsView(View):
         self.pending = PendingRounds("view_stats_pending")
 
     def ddl(self) -> list[str]:
-        key = "day TEXT NOT NULL, level INTEGER NOT NULL, model_version TEXT NOT NULL"
+        key = (
+            "day TEXT NOT NULL, level INTEGER NOT NULL, state TEXT NOT NULL, "
+            "model_version TEXT NOT NULL"
+        )
         return [
             f"CREATE TABLE IF NOT EXISTS view_stats ({key}, "
             + ", ".join(f"{c} BIGINT NOT NULL" for c in _COUNTERS)
             + ", largest_win BIGINT NOT NULL, largest_win_round_id TEXT, "
-            "PRIMARY KEY (day, level, model_version))",
+            "PRIMARY KEY (day, state, model_version))",
             f"CREATE TABLE IF NOT EXISTS view_stats_jackpots ({key}, tier TEXT NOT NULL, "
             "count BIGINT NOT NULL, amount BIGINT NOT NULL, "
-            "PRIMARY KEY (day, level, model_version, tier))",
+            "PRIMARY KEY (day, state, model_version, tier))",
             "CREATE TABLE IF NOT EXISTS view_stats_largest_wins (round_id TEXT PRIMARY KEY, "
             "player_id TEXT NOT NULL, position BIGINT NOT NULL, day TEXT NOT NULL, "
-            "level INTEGER NOT NULL, model_version TEXT NOT NULL, stake BIGINT NOT NULL, "
+            "level INTEGER NOT NULL, state TEXT NOT NULL, model_version TEXT NOT NULL, "
+            "stake BIGINT NOT NULL, "
             "total_win BIGINT NOT NULL)",
             *self.pending.ddl(),
         ]
@@ -48,9 +57,11 @@ class StatisticsView(View):
         wins: list[dict[str, Any]] = []
         for part in self.pending.settled_rounds(db, events):
             start, settled = part[0].data, part[-1].data
+            played = played_state(start)
             bucket = (
                 part[0].timestamp.astimezone(UTC).date().isoformat(),
-                int(settled["level"]),  # the level the round was played at (unlocks come first)
+                played.level,
+                state_key(played.level, played.hold_and_win_halves, played.free_spins_halves),
                 str(start["model_version"]),
             )
             win = int(settled["total_win"])
@@ -76,6 +87,18 @@ class StatisticsView(View):
         _keep_largest_wins(db, wins)
 
 
+def played_state(stake_placed: Mapping[str, Any]) -> Progress:
+    """The state a round was played in: its player's state before it, with the level the
+    round unlocked first (the engine's own rule, domain.progress)."""
+    before = Progress(
+        int(stake_placed["level"]),
+        stake_placed["spins_to_next_level"],
+        round(float(stake_placed["hold_and_win_multiplier"]) * 2),
+        round(float(stake_placed["free_spins_multiplier"]) * 2),
+    )
+    return unlock_if_due(before)[0]
+
+
 def _empty_bucket() -> dict[str, Any]:
     return {**dict.fromkeys(_COUNTERS, 0), "largest_win": 0, "largest_win_round_id": None}
 
@@ -86,37 +109,32 @@ def _largest_win_row(part: Sequence[RecordedEvent], bucket: Bucket, win: int) ->
         "round_id": str(start["round_id"]),
         "player_id": str(start["player_id"]),
         "position": part[-1].position,
-        "day": bucket[0],
-        "level": bucket[1],
-        "model_version": bucket[2],
+        **dict(zip(_KEY, bucket, strict=True)),
         "stake": int(start["stake"]),
         "total_win": win,
     }
 
 
 def _add_buckets(db: Sql, buckets: dict[Bucket, dict[str, Any]]) -> None:
-    columns = (*_COUNTERS, "largest_win", "largest_win_round_id")
+    columns = (*_KEY, *_COUNTERS, "largest_win", "largest_win_round_id")
     sums = ", ".join(f"{c} = view_stats.{c} + excluded.{c}" for c in _COUNTERS)
     db.execute_many(
-        f"INSERT INTO view_stats (day, level, model_version, {', '.join(columns)}) "
-        f"VALUES (:day, :level, :model_version, {', '.join(':' + c for c in columns)}) "
-        f"ON CONFLICT (day, level, model_version) DO UPDATE SET {sums}, "
+        f"INSERT INTO view_stats ({', '.join(columns)}) "
+        f"VALUES ({', '.join(':' + c for c in columns)}) "
+        f"ON CONFLICT (day, state, model_version) DO UPDATE SET {sums}, "
         "largest_win_round_id = CASE WHEN excluded.largest_win > view_stats.largest_win "
         "THEN excluded.largest_win_round_id ELSE view_stats.largest_win_round_id END, "
         "largest_win = CASE WHEN excluded.largest_win > view_stats.largest_win "
         "THEN excluded.largest_win ELSE view_stats.largest_win END",
-        (
-            {"day": day, "level": level, "model_version": model, **row}
-            for (day, level, model), row in buckets.items()
-        ),
+        ({**dict(zip(_KEY, bucket, strict=True)), **row} for bucket, row in buckets.items()),
     )
 
 
 def _add_jackpots(db: Sql, jackpots: dict[tuple[Bucket, str], list[int]]) -> None:
     db.execute_many(
         "INSERT INTO view_stats_jackpots VALUES "
-        "(:day, :level, :model_version, :tier, :count, :amount) "
-        "ON CONFLICT (day, level, model_version, tier) DO UPDATE SET "
+        "(:day, :level, :state, :model_version, :tier, :count, :amount) "
+        "ON CONFLICT (day, state, model_version, tier) DO UPDATE SET "
         "count = view_stats_jackpots.count + excluded.count, "
         "amount = view_stats_jackpots.amount + excluded.amount",
         (
@@ -140,7 +158,7 @@ def _keep_largest_wins(db: Sql, wins: list[dict[str, Any]]) -> None:
         return
     db.execute_many(
         "INSERT INTO view_stats_largest_wins VALUES (:round_id, :player_id, :position, :day, "
-        ":level, :model_version, :stake, :total_win)",
+        ":level, :state, :model_version, :stake, :total_win)",
         wins,
     )
     db.execute(
