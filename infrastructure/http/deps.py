@@ -36,8 +36,8 @@ class HttpDeps:
     token_cache_seconds: float = 2.0
 
 
-def _deps(request: Request) -> HttpDeps:
-    deps: HttpDeps = request.app.state.deps
+async def _deps(request: Request) -> HttpDeps:
+    deps: HttpDeps = request.app.state.deps  # async: a sync dependency costs a thread hop
     return deps
 
 
