@@ -80,11 +80,18 @@ class ProjectionsRunner:
         return [recorded_event(mapper.to_domain_event(n), n.id, n.topic) for n in notifications]
 
     def project(self, events: Sequence[RecordedEvent], tracking: Tracking) -> None:
-        """Each view takes the batch in its own transaction with its own tracking position."""
+        """Each view takes the batch in its own transaction with its own tracking position; a
+        view that fails does not hold the others back (the feed restarts from where it is)."""
+        failed: list[BaseException] = []
         for projection in self.projections:
-            projection.process_batch(events, tracking)
+            try:
+                projection.process_batch(events, tracking)
+            except Exception as error:  # noqa: BLE001 - raised below, after the other views
+                failed.append(error)
         with self._progress:
             self._progress.notify_all()
+        if failed:
+            raise failed[0]
 
     def catch_up(self) -> int:
         """Project everything recorded until now; the position reached."""

@@ -6,12 +6,15 @@ import csv
 import io
 import json
 
+import pytest
+
 from infrastructure.application import PumpkinApplication
 from projections.database import dialect_of, open_datastore
 from projections.dump import dump_views
 from projections.export import export_audit
 from projections.queries import RecallReader
 from projections.recorders import Sql
+from projections.rounds import RoundsView
 from projections.runner import ProjectionsRunner, rebuild, start_in_process
 
 
@@ -246,4 +249,29 @@ def test_a_view_whose_schema_changed_is_dropped_and_replayed_from_zero(
     finally:
         datastore.close()
     assert project(store_url) == service.recorder.max_notification_id()
+    assert dump_views(store_url) == projected
+
+
+def test_a_failing_view_does_not_hold_the_others_back_and_catches_up_once_fixed(
+    service: PumpkinApplication, store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    play_scenario(service, players=1, spins=3)
+    end = service.recorder.max_notification_id()
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("a bug in the rounds view")
+
+    runner = ProjectionsRunner(store_url)
+    try:
+        monkeypatch.setattr(RoundsView, "apply", broken)
+        with pytest.raises(RuntimeError):
+            runner.catch_up()
+        reached = {p.name: p.position for p in runner.projections}
+        assert reached == {"balances": end, "rounds": 0, "audit": end, "stats": end}
+        monkeypatch.undo()
+        assert runner.catch_up() == end
+    finally:
+        runner.stop()
+    projected = dump_views(store_url)
+    rebuild(store_url)
     assert dump_views(store_url) == projected
