@@ -49,4 +49,7 @@ def test_the_auditor_verifies_a_players_stream(client: TestClient) -> None:
     j.spin()
     report = client.get(f"/audit/players/{j.player_id}/verify", headers=bearer(AUDITOR))
     assert report.status_code == 200
-    assert {"ok", "events_checked", "rounds_rederived", "problems"} <= report.json().keys()
+    body = report.json()
+    assert {"ok", "events_checked", "rounds_rederived", "problems"} <= body.keys()
+    assert body["ok"] is True and body["problems"] == []
+    assert body["rounds_rederived"] == 1 and body["events_checked"] > 0
