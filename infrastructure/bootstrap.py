@@ -70,6 +70,9 @@ def build_http_app(
     projection_rounds: RoundSource | None = None,
     on_shutdown: Callable[[], object] | None = None,
 ) -> FastAPI:
+    metrics = Metrics()
+    if hasattr(application, "on_conflict_retry"):  # the application reports its retries
+        application.on_conflict_retry = metrics.store_retries.inc
     deps = HttpDeps(
         service=application,
         rounds=ReadYourWritesRounds(projection_rounds, WriteSideRounds(application)),
@@ -77,7 +80,7 @@ def build_http_app(
         rules_document=rules_document,
         operator_key=settings.operator_key.get_secret_value(),
         auditor_key=settings.auditor_key.get_secret_value(),
-        metrics=Metrics(),
+        metrics=metrics,
         max_body_bytes=settings.max_body_bytes,
         rate_limit_per_second=settings.rate_limit_per_second,
         token_cache_seconds=settings.token_cache_seconds,

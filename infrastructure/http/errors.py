@@ -102,6 +102,8 @@ def install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
 
     async def rule_violation(_request: Request, exc: Exception) -> JSONResponse:
         code = getattr(exc, "code", "rule_violation")
+        if code == "concurrent_update":  # the application's retries all lost the race
+            metrics.store_conflicts.inc()
         return answer(code, str(exc) or code.replace("_", " "))
 
     async def api_error(_request: Request, exc: Exception) -> JSONResponse:

@@ -37,10 +37,14 @@ class Metrics:
             registry=r,
         )
         self.store_conflicts = Counter(
-            "pumpkin_store_conflicts", "Concurrent-write conflicts met by the store", registry=r
+            "pumpkin_store_conflicts",
+            "Commands refused because concurrent writes kept winning",
+            registry=r,
         )
         self.store_retries = Counter(
-            "pumpkin_store_retries", "Commands retried after a store conflict", registry=r
+            "pumpkin_store_retries",
+            "Commands retried after losing a write race (the application's on_conflict_retry)",
+            registry=r,
         )
 
     def round_played(self, stake: int, total_win: int) -> None:
