@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,7 +30,7 @@ class PollingSubscription(ListenNotifySubscription[ApplicationRecorder]):
     def _wake_regularly(self) -> None:
         while not self._has_been_stopped:
             self._has_been_notified.set()
-            threading.Event().wait(self._interval)
+            time.sleep(self._interval)
 
     def __exit__(self, *args: object, **kwargs: Any) -> None:
         try:
@@ -42,6 +43,10 @@ def subscribe(recorder: Any, after: int | None, poll_interval: float = 0.05) -> 
     if isinstance(recorder, PostgresApplicationRecorder):
         return recorder.subscribe(gt=after)
     return PollingSubscription(recorder, gt=after, interval=poll_interval)
+
+
+class FeedEnded(Exception):
+    """The subscription stopped without being asked to (the runner starts a new one)."""
 
 
 class EventFeed:
@@ -80,6 +85,8 @@ class EventFeed:
         try:
             batch = [self._queue.get(timeout=timeout)]
         except queue.Empty:
+            if self._stopped.is_set():
+                raise FeedEnded("the subscription ended") from None
             return []
         while len(batch) < self._max_batch:
             try:

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import psycopg
 from test_projections_views import play_scenario
 
 from infrastructure.application import PumpkinApplication
@@ -17,6 +18,7 @@ from projections.dump import dump_views
 from projections.queries import RecallReader
 from projections.runner import ProjectionsRunner, rebuild
 
+ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 ROOT = Path(__file__).resolve().parent.parent
 FOLLOWER = (
     "import sys, threading\n"
@@ -118,3 +120,27 @@ def test_a_batch_overlapping_what_another_runner_projected_adds_only_the_new_eve
     overlapped = dump_views(store_url)
     assert rebuild(store_url) == end
     assert dump_views(store_url) == overlapped
+
+
+def test_a_follower_survives_its_database_connections_being_cut(postgres_url: str) -> None:
+    with PumpkinApplication.from_url(postgres_url) as app:
+        play_scenario(app, players=1, spins=5)
+    runner = ProjectionsRunner(postgres_url).start()
+    try:
+        dbname = postgres_url.rsplit("/", 1)[1]
+        with psycopg.connect(ADMIN, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = %s AND pid <> pg_backend_pid()",
+                (dbname,),
+            )
+        with PumpkinApplication.from_url(postgres_url) as app:
+            app.register_player("after-the-cut")
+            app.deposit("after-the-cut", 500, "after-the-cut-in")
+            end = app.recorder.max_notification_id()
+        assert runner.wait_for(end, timeout=30)
+    finally:
+        runner.stop()
+    followed = dump_views(postgres_url)
+    assert rebuild(postgres_url) == end
+    assert dump_views(postgres_url) == followed
