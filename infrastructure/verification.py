@@ -28,7 +28,7 @@ from infrastructure.replay_check import StreamChecker, StreamResult
 
 MAX_PROBLEMS = 1_000  # listed in the answer; the count says how many there were in all
 PARALLEL_FROM_EVENTS = 50_000  # below this, starting worker processes costs more than it saves
-_CHUNK = 4  # streams per worker task: small, so both workers stay busy to the end
+_CHUNK = 64  # streams per worker task at most: small enough that both stay busy to the end
 _SNAPSHOT_FIELDS = ("chain_head", "balance", "level", "spins_to_next_level",
                     "hold_and_win_halves", "free_spins_halves", "rounds")
 _VIEW_FIELDS = ("balance", "level", "spins_to_next_level", "hold_and_win_multiplier",
@@ -83,16 +83,20 @@ def _compare_snapshot(checker: StreamChecker, snapshot: tuple[int, dict[str, Any
                             found=state.get(name))
 
 
-def _check_streams(database_url: str, streams: list[str]) -> list[StreamResult]:
-    """Worker process: check these streams on a store of its own."""
+_WORKER_APPLICATION: Any = None
+
+
+def _start_worker(database_url: str) -> None:
+    """Worker process: its own application on the store, opened once."""
+    global _WORKER_APPLICATION  # noqa: PLW0603 - one per worker process, by design
     from infrastructure.application import PumpkinApplication
 
-    application = PumpkinApplication.from_url(database_url)
-    try:
-        rows = EventRows(application)
-        return [check_stream(application, rows, stream) for stream in streams]
-    finally:
-        application.close()
+    _WORKER_APPLICATION = PumpkinApplication.from_url(database_url)
+
+
+def _check_chunk(streams: list[str]) -> list[StreamResult]:
+    rows = EventRows(_WORKER_APPLICATION)
+    return [check_stream(_WORKER_APPLICATION, rows, stream) for stream in streams]
 
 
 def _results(
@@ -109,17 +113,14 @@ def _results(
             on_events(result.events)
             yield result
         return
-    chunks = [streams[i : i + _CHUNK] for i in range(0, len(streams), _CHUNK)]
+    size = max(1, min(_CHUNK, len(streams) // (workers * 8)))
+    chunks = [streams[i : i + size] for i in range(0, len(streams), size)]
     context = multiprocessing.get_context("spawn")  # numba and connection pools: no fork
-    with context.Pool(workers) as pool:
-        for done in pool.imap_unordered(_check_chunk, [(database_url, c) for c in chunks]):
+    with context.Pool(workers, initializer=_start_worker, initargs=(database_url,)) as pool:
+        for done in pool.imap_unordered(_check_chunk, chunks):
             for result in done:
                 on_events(result.events)
                 yield result
-
-
-def _check_chunk(task: tuple[str, list[str]]) -> list[StreamResult]:
-    return _check_streams(*task)
 
 
 # -- the report ----------------------------------------------------------------------------------
@@ -139,7 +140,8 @@ def verify_store(
         streams = [str(player_aggregate_id(player_id))]
     else:
         streams = rows.streams()
-    results = list(_results(application, streams, workers, database_url, on_events))
+    results = sorted(_results(application, streams, workers, database_url, on_events),
+                     key=lambda result: result.stream)
     problems = [p for result in results for p in result.problems]
     view, view_problems = _compare_balance_view(
         rows, [r for r in results if r.player_state is not None], single=player_id is not None

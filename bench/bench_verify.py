@@ -1,0 +1,147 @@
+"""Rounds re-derived and verified per second on PostgreSQL (`pumpkin verify` of a whole store),
+beside same-run baselines: reading the rows alone, and decoding them with the hash chain checked
+(no replay, no re-derivation).
+
+    .venv/bin/python bench/bench_verify.py [--players 40] [--rounds 500] [--workers 2]
+
+Builds a fresh PostgreSQL database of PLAYERS x ROUNDS rounds (played by the real Player
+aggregate, saved 50 rounds per transaction to build it fast), measures, and drops it.
+Target (issue 6): 5,000 rounds/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import time
+from typing import Any
+from uuid import uuid4
+
+import psycopg
+from psycopg import sql
+
+from domain.hashchain import event_digest, event_state
+from domain.player import Player, player_aggregate_id
+from infrastructure.application import PumpkinApplication
+from infrastructure.event_rows import EventRows
+from infrastructure.verification import verify_store
+
+ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
+SAVE_EVERY = 50
+
+
+def build(url: str, players: int, rounds: int) -> int:
+    app = PumpkinApplication.from_url(url)
+    try:
+        for p in range(players):
+            player_id = f"bench{p}"
+            app.register_player(player_id)
+            app.deposit(player_id, 10**11, "d")
+            session_id, _ = app.open_session(player_id)
+            player: Player = app.repository.get(player_aggregate_id(player_id))
+            for n in range(rounds):
+                player.spin(session_id, 100, f"s{n}", secrets.token_bytes(32))
+                if (n + 1) % SAVE_EVERY == 0 or n + 1 == rounds:
+                    app.save(player)
+        return EventRows(app).max_notification_id()
+    finally:
+        app.close()
+
+
+def read_rows(url: str) -> tuple[float, int]:
+    app = PumpkinApplication.from_url(url)
+    try:
+        rows = EventRows(app)
+        start = time.perf_counter()
+        count = sum(1 for stream in rows.streams() for _ in rows.rows(stream))
+        return time.perf_counter() - start, count
+    finally:
+        app.close()
+
+
+def decode_and_chain(url: str) -> float:
+    app = PumpkinApplication.from_url(url)
+    try:
+        rows = EventRows(app)
+        start = time.perf_counter()
+        from eventsourcing.persistence import StoredEvent
+
+        for stream in rows.streams():
+            for row in rows.rows(stream):
+                event = app.mapper.to_domain_event(
+                    StoredEvent(row.stream, row.version, row.topic, row.state))
+                event_digest(row.stream, row.version, row.topic, event_state(event))
+        return time.perf_counter() - start
+    finally:
+        app.close()
+
+
+def verify(url: str, workers: int) -> tuple[float, dict[str, Any]]:
+    app = PumpkinApplication.from_url(url)
+    try:
+        start = time.perf_counter()
+        report = verify_store(app, workers=workers, database_url=url)
+        return time.perf_counter() - start, report
+    finally:
+        app.close()
+
+
+def check(report: dict[str, Any], rounds: int) -> None:
+    if not report["ok"] or report["rounds_rederived"] != rounds:
+        first = report["problems"][:3]
+        raise SystemExit(f"verification failed: {report['problems_total']} problems, e.g. {first}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--players", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=500)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--keep", action="store_true", help="Keep the database (its name is "
+                        "printed) to measure it again with --database.")
+    parser.add_argument("--database", help="Measure this existing bench database instead.")
+    args = parser.parse_args()
+    name = args.database or f"pumpkin_bench_verify_{uuid4().hex[:12]}"
+    url = f"postgresql://postgres@127.0.0.1:5432/{name}"
+    if not args.database:
+        with psycopg.connect(ADMIN, autocommit=True) as admin:
+            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        started = time.perf_counter()
+        if args.database:
+            with psycopg.connect(f"host=127.0.0.1 port=5432 user=postgres dbname={name}") as conn:
+                total = int(conn.execute("SELECT COUNT(*) FROM pumpkin_events WHERE topic = "
+                                         "'domain.player:Player.StakePlaced'").fetchone()[0])
+        else:
+            events = build(url, args.players, args.rounds)
+            total = args.players * args.rounds
+            print(f"store {name}: {total:,} rounds, {events:,} events, built in "
+                  f"{time.perf_counter() - started:.1f}s")
+        seconds, count = read_rows(url)
+        print(f"baseline: read rows only          {count / seconds:>10,.0f} events/s"
+              f"  ({total / seconds:>8,.0f} rounds/s)")
+        seconds = decode_and_chain(url)
+        print(f"baseline: decode + hash chain     {count / seconds:>10,.0f} events/s"
+              f"  ({total / seconds:>8,.0f} rounds/s)")
+        one, report = verify(url, 1)
+        check(report, total)
+        print(f"verify, 1 process                 {count / one:>10,.0f} events/s"
+              f"  ({total / one:>8,.0f} rounds/s)")
+        many, report = verify(url, args.workers)
+        check(report, total)
+        print(f"verify, {args.workers} worker processes        {count / many:>10,.0f} events/s"
+              f"  ({total / many:>8,.0f} rounds/s re-derived and verified; target 5,000)")
+    finally:
+        if not (args.keep or args.database):
+            drop(name)
+
+
+def drop(name: str) -> None:
+    with psycopg.connect(ADMIN, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      "WHERE datname = %s AND pid <> pg_backend_pid()", (name,))
+        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+
+
+if __name__ == "__main__":
+    main()
