@@ -22,8 +22,8 @@ from infrastructure.read_sources import (
     ReadYourWritesRounds,
     RoundSource,
     WriteSideRounds,
+    cached_rules_document,
     player_verifier,
-    rules_document,
 )
 from infrastructure.settings import Settings
 
@@ -77,7 +77,7 @@ def build_http_app(
         service=application,
         rounds=ReadYourWritesRounds(projection_rounds, WriteSideRounds(application)),
         verify_player=player_verifier(application),
-        rules_document=rules_document,
+        rules_document=cached_rules_document,
         operator_key=settings.operator_key.get_secret_value(),
         auditor_key=settings.auditor_key.get_secret_value(),
         metrics=metrics,

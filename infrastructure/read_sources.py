@@ -5,6 +5,7 @@ back to a minimal honest version while that module is absent (imports are lazy o
 
 from __future__ import annotations
 
+import functools
 import importlib
 import time
 from collections.abc import Callable
@@ -43,6 +44,13 @@ def rules_document() -> dict[str, Any]:
         "max_win": {"x_stake": board.MAX_WIN_X_STAKE},
         "disclosures": ["The full rules document is not available in this build."],
     }
+
+
+@functools.cache
+def cached_rules_document() -> dict[str, Any]:
+    """The rules document, built once per process (it takes a few hundred ms and never changes
+    while the process runs: the model version is fixed at start). GET /rules is public."""
+    return rules_document()
 
 
 def player_verifier(application: Any) -> Callable[[str], dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 
 from infrastructure.http.deps import Deps
 from infrastructure.http.models import Health
@@ -20,7 +20,7 @@ async def health() -> Health:
 
 @router.get("/rules", response_model=dict[str, Any])
 def rules(deps: Deps) -> Any:
-    return deps.rules_document()
+    return JSONResponse(deps.rules_document())
 
 
 @router.get("/metrics", response_class=Response)
