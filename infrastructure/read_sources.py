@@ -99,6 +99,7 @@ class ReadYourWritesRounds:
         self.projection = projection
         self.write_side = write_side
         self.wait_seconds = wait_seconds
+        self._warned = False
 
     def player_rounds(self, player_id: str, limit: int, before: str | None) -> list[dict[str, Any]]:
         if self.projection is None:
@@ -127,7 +128,9 @@ class ReadYourWritesRounds:
         try:
             return read(self.projection)
         except Exception as exc:  # noqa: BLE001 - the write side can always answer instead
-            log.warning("rounds_read_model_unavailable", error=type(exc).__name__)
+            if not self._warned:  # once: a store without views would say it every request
+                self._warned = True
+                log.warning("rounds_read_model_unavailable", error=type(exc).__name__)
             return None
 
 
