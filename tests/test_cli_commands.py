@@ -74,8 +74,9 @@ def _free_port() -> int:
         return port
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 def test_serve_alone_is_a_working_service_and_logs_its_generated_keys_once(
-    tmp_path: Path,
+    tmp_path: Path, workers: int
 ) -> None:
     port = _free_port()
     env = {**os.environ, "PUMPKIN_PORT": str(port), "PUMPKIN_LOG_FORMAT": "json"}
@@ -84,7 +85,14 @@ def test_serve_alone_is_a_working_service_and_logs_its_generated_keys_once(
     log_path = tmp_path / "serve.log"
     with log_path.open("w") as log_file:
         server = subprocess.Popen(
-            [sys.executable, "-c", "from infrastructure.cli import main; main()", "serve"],
+            [
+                sys.executable,
+                "-c",
+                "from infrastructure.cli import main; main()",
+                "serve",
+                "--workers",
+                str(workers),
+            ],
             cwd=tmp_path,
             env=env,
             stdout=log_file,
@@ -104,8 +112,9 @@ def test_serve_alone_is_a_working_service_and_logs_its_generated_keys_once(
         keys = [line for line in lines if line["event"] == "generated_keys_for_this_run"]
         assert len(keys) == 1
         operator = {"Authorization": f"Bearer {keys[0]['operator_key']}"}
-        created = httpx.post(f"{base}/players", json={"player_id": "ann"}, headers=operator)
-        assert created.status_code == 201
+        for name in ("ann", "bob", "cy", "dee"):  # with 2 workers, both answer to the key
+            created = httpx.post(f"{base}/players", json={"player_id": name}, headers=operator)
+            assert created.status_code == 201
         assert (tmp_path / "pumpkin.db").exists()
     finally:
         server.terminate()
