@@ -12,6 +12,8 @@ Target (issue 6): 5,000 rounds/s.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import secrets
 import time
 from typing import Any
@@ -76,14 +78,22 @@ def decode_and_chain(url: str) -> float:
         app.close()
 
 
-def verify(url: str, workers: int) -> tuple[float, dict[str, Any]]:
+def verify(url: str, workers: int) -> tuple[float, float, dict[str, Any]]:
+    """(wall seconds, CPU seconds of this process and its workers, report)."""
     app = PumpkinApplication.from_url(url)
     try:
+        cpu = _cpu_seconds()
         start = time.perf_counter()
         report = verify_store(app, workers=workers, database_url=url)
-        return time.perf_counter() - start, report
+        return time.perf_counter() - start, _cpu_seconds() - cpu, report
     finally:
         app.close()
+
+
+def _cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def check(report: dict[str, Any], rounds: int) -> None:
@@ -123,14 +133,17 @@ def main() -> None:
         seconds = decode_and_chain(url)
         print(f"baseline: decode + hash chain     {count / seconds:>10,.0f} events/s"
               f"  ({total / seconds:>8,.0f} rounds/s)")
-        one, report = verify(url, 1)
+        one, one_cpu, report = verify(url, 1)
         check(report, total)
         print(f"verify, 1 process                 {count / one:>10,.0f} events/s"
-              f"  ({total / one:>8,.0f} rounds/s)")
-        many, report = verify(url, args.workers)
+              f"  ({total / one:>8,.0f} rounds/s; {total / one_cpu:,.0f} per CPU-second)")
+        many, many_cpu, report = verify(url, args.workers)
         check(report, total)
         print(f"verify, {args.workers} worker processes        {count / many:>10,.0f} events/s"
               f"  ({total / many:>8,.0f} rounds/s re-derived and verified; target 5,000)")
+        print(f"   CPU: {many_cpu:.1f}s in all = {total / many_cpu:,.0f} rounds per CPU-second "
+              f"(incl. starting the workers); load average now {os.getloadavg()[0]:.1f} on "
+              f"{os.cpu_count()} cores")
     finally:
         if not (args.keep or args.database):
             drop(name)

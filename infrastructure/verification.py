@@ -90,8 +90,12 @@ def _start_worker(database_url: str) -> None:
     """Worker process: its own application on the store, opened once."""
     global _WORKER_APPLICATION  # noqa: PLW0603 - one per worker process, by design
     from infrastructure.application import PumpkinApplication
+    from infrastructure.persistence import event_store_env
 
-    _WORKER_APPLICATION = PumpkinApplication.from_url(database_url)
+    # The parent opened the store, so its tables exist; workers creating them again at the
+    # same moment would race in PostgreSQL's catalog ("tuple concurrently updated").
+    env = {**event_store_env(database_url), "CREATE_TABLE": "no"}
+    _WORKER_APPLICATION = PumpkinApplication(env=env)
 
 
 def _check_chunk(streams: list[str]) -> list[StreamResult]:
