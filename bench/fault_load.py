@@ -191,6 +191,29 @@ class Load:
         assert answer.status_code == 200, answer.text
         ledger.accept_round(answer.json())
 
+    @property
+    def accepted(self) -> int:
+        return sum(len(ledger.rounds) for ledger in self.players)
+
+    async def wait_accepted(self, count: int, timeout: float = 60.0) -> None:
+        """Until `count` rounds in all were accepted (faults are timed by progress, not clock)."""
+        deadline = time.monotonic() + timeout
+        while self.accepted < count:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"only {self.accepted} of {count} rounds accepted in time")
+            await asyncio.sleep(0.02)
+
+    async def run_until(self, stop: asyncio.Event, stake: int = 100, grace: float = 120.0) -> None:
+        """Every player spins back to back until `stop` is set (then in-flight ones finish)."""
+
+        async def player_loop(ledger: PlayerLedger) -> None:
+            while not stop.is_set():
+                await self.spin(ledger, stake, time.monotonic() + grace)
+
+        await asyncio.gather(
+            *(player_loop(ledger) for ledger in self.players for _ in range(ledger.racers))
+        )
+
     async def run(self, seconds: float, stake: int = 100, grace: float = 120.0) -> float:
         """Every player spins back to back for `seconds`; the wall time taken."""
         started = time.monotonic()
