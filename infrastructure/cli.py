@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -43,6 +45,21 @@ def _function(module: str, name: str) -> Any:
     except (ImportError, AttributeError) as exc:
         typer.echo(f"pumpkin: {module}.{name} is not available in this build ({exc})", err=True)
         raise typer.Exit(2) from None
+
+
+@contextmanager
+def _store_reachable(settings: Settings) -> Iterator[None]:
+    """A store that cannot be reached at start is a clear one-line error, not a traceback."""
+    from infrastructure.http.errors import store_outage_types
+
+    try:
+        yield
+    except store_outage_types() as exc:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        typer.echo(
+            f"pumpkin: cannot use the store {settings.database_url_for_log}: {message}", err=True
+        )
+        raise typer.Exit(3) from None
 
 
 def _exit_with(code: object) -> None:
@@ -84,7 +101,8 @@ def serve(
     where: dict[str, Any] = {"host": host or settings.host, "port": port or settings.port}
     quiet: dict[str, Any] = {"log_config": None, "access_log": False, "server_header": False}
     if workers <= 1:
-        runtime = build_runtime(settings, with_projections=with_projections)
+        with _store_reachable(settings):
+            runtime = build_runtime(settings, with_projections=with_projections)
         try:
             uvicorn.run(runtime.http_app, **where, **quiet)
         finally:
@@ -93,7 +111,8 @@ def serve(
     # Several processes (one GIL each): the workers read the keys this process settled on.
     os.environ["PUMPKIN_OPERATOR_KEY"] = settings.operator_key.get_secret_value()
     os.environ["PUMPKIN_AUDITOR_KEY"] = settings.auditor_key.get_secret_value()
-    stop_projections = start_projections_in_process(settings) if with_projections else None
+    with _store_reachable(settings):
+        stop_projections = start_projections_in_process(settings) if with_projections else None
     try:
         uvicorn.run(
             "infrastructure.bootstrap:worker_http_app",

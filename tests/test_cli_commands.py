@@ -121,3 +121,11 @@ def test_serve_alone_is_a_working_service_and_logs_its_generated_keys_once(
         server.wait(timeout=10)
     text = log_path.read_text()
     assert text.count(keys[0]["operator_key"]) == 1
+
+
+def test_serve_on_an_unreachable_store_says_so_in_one_line() -> None:
+    result = CliRunner().invoke(
+        app, ["serve"], env={"PUMPKIN_DATABASE_URL": "postgresql://postgres@127.0.0.1:1/nowhere"}
+    )
+    assert result.exit_code == 3
+    assert "cannot use the store postgresql://postgres@127.0.0.1:1/nowhere" in result.output
