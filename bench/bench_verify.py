@@ -22,8 +22,10 @@ from uuid import uuid4
 import psycopg
 from psycopg import sql
 
+from domain.engine import play_round
 from domain.hashchain import event_digest, event_state
 from domain.player import Player, player_aggregate_id
+from domain.progress import NEW_PLAYER
 from infrastructure.application import PumpkinApplication
 from infrastructure.event_rows import EventRows
 from infrastructure.verification import verify_store
@@ -127,6 +129,7 @@ def main() -> None:
             total = args.players * args.rounds
             print(f"store {name}: {total:,} rounds, {events:,} events, built in "
                   f"{time.perf_counter() - started:.1f}s")
+        play_round(NEW_PLAYER, 100, bytes(32))  # load the compiled kernel before timing
         seconds, count = read_rows(url)
         print(f"baseline: read rows only          {count / seconds:>10,.0f} events/s"
               f"  ({total / seconds:>8,.0f} rounds/s)")
