@@ -154,12 +154,18 @@ def _pay(out, units):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def _scatter_row(rng, probability, reel):  # type: ignore[no-untyped-def]
+    """Scatters land only on reels 1, 3 and 5, at most one per reel: its row, or -1."""
+    if reel % 2 == 0 and chance(rng, probability):
+        return below(rng, 3)
+    return -1
+
+
+@njit(cache=True)
 def _land_base(rng, P, level, hw_h, fs_h, cells, vals):  # type: ignore[no-untyped-def]
     coins = 0
     for reel in range(5):
-        scatter_row = -1
-        if reel % 2 == 0 and chance(rng, P[P_SCATTER]):
-            scatter_row = below(rng, 3)
+        scatter_row = _scatter_row(rng, P[P_SCATTER], reel)
         for row in range(3):
             i = reel * 3 + row
             vals[i] = 0
@@ -205,9 +211,7 @@ def _land_base(rng, P, level, hw_h, fs_h, cells, vals):  # type: ignore[no-untyp
 @njit(cache=True)
 def _land_free_spin(rng, P, cells, vals):  # type: ignore[no-untyped-def]
     for reel in range(5):
-        scatter_row = -1
-        if reel % 2 == 0 and chance(rng, P[P_FS_SCATTER]):
-            scatter_row = below(rng, 3)
+        scatter_row = _scatter_row(rng, P[P_FS_SCATTER], reel)
         for row in range(3):
             i = reel * 3 + row
             vals[i] = 0
