@@ -119,7 +119,11 @@ def _results(
         return
     size = max(1, min(_CHUNK, len(streams) // (workers * 8)))
     chunks = [streams[i : i + size] for i in range(0, len(streams), size)]
-    context = multiprocessing.get_context("spawn")  # numba and connection pools: no fork
+    # Fork where there is fork: workers start in milliseconds with the engine loaded and see
+    # the very models the parent published. Each opens its own connections (the parent's are
+    # never touched in a child, and a pool worker leaves by os._exit, closing nothing of them).
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with context.Pool(workers, initializer=_start_worker, initargs=(database_url,)) as pool:
         for done in pool.imap_unordered(_check_chunk, chunks):
             for result in done:
