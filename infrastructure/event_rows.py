@@ -71,6 +71,14 @@ class EventRows:
                 return
             after = int(page[-1]["v"])
 
+    def has_events_after(self, stream: str, notification_id: int) -> bool:
+        rows = self._query(
+            f"SELECT COUNT(*) AS n FROM {self.table} WHERE originator_id = %s "
+            f"AND {self.id_column} > %s",
+            (self._stream_param(stream), notification_id),
+        )
+        return int(rows[0]["n"]) > 0
+
     def max_notification_id(self) -> int:
         rows = self._query(f"SELECT MAX({self.id_column}) AS n FROM {self.table}")
         return int(rows[0]["n"] or 0)
@@ -78,8 +86,8 @@ class EventRows:
     def balance_rows(self, player_ids: list[str] | None = None) -> dict[str, dict[str, Any]] | None:
         """The balances view by player id (all, or those asked for); None if it does not exist."""
         statement = (
-            "SELECT player_id, balance, level, spins_to_next_level, hold_and_win_multiplier, "
-            f"free_spins_multiplier, position FROM {BALANCES_TABLE}"
+            "SELECT stream_id, player_id, balance, level, spins_to_next_level, "
+            f"hold_and_win_multiplier, free_spins_multiplier, position FROM {BALANCES_TABLE}"
         )
         params: tuple[Any, ...] = ()
         if player_ids is not None and len(player_ids) == 1:

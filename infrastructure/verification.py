@@ -25,14 +25,13 @@ import typer
 from domain.player import player_aggregate_id
 from infrastructure.event_rows import EventRows
 from infrastructure.replay_check import StreamChecker, StreamResult
+from infrastructure.view_check import compare_balance_view
 
 MAX_PROBLEMS = 1_000  # listed in the answer; the count says how many there were in all
 PARALLEL_FROM_EVENTS = 50_000  # below this, starting worker processes costs more than it saves
 _CHUNK = 64  # streams per worker task at most: small enough that both stay busy to the end
 _SNAPSHOT_FIELDS = ("chain_head", "balance", "level", "spins_to_next_level",
                     "hold_and_win_halves", "free_spins_halves", "rounds")
-_VIEW_FIELDS = ("balance", "level", "spins_to_next_level", "hold_and_win_multiplier",
-                "free_spins_multiplier")
 
 
 # -- streams -------------------------------------------------------------------------------------
@@ -151,9 +150,7 @@ def verify_store(
     results = sorted(_results(application, streams, workers, database_url, on_events),
                      key=lambda result: result.stream)
     problems = [p for result in results for p in result.problems]
-    view, view_problems = _compare_balance_view(
-        rows, [r for r in results if r.player_state is not None], single=player_id is not None
-    )
+    view, view_problems = compare_balance_view(rows, results, single=player_id is not None)
     problems.extend(view_problems)
     return {
         "ok": not problems,
@@ -170,42 +167,6 @@ def verify_store(
 def verify_player(application: Any, player_id: str) -> dict[str, Any]:
     """GET /audit/players/{id}/verify: the player's stream replayed and checked."""
     return verify_store(application, player_id)
-
-
-def _compare_balance_view(
-    rows: EventRows, results: list[StreamResult], single: bool
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    ids = [str(r.player_id) for r in results]
-    view = rows.balance_rows(ids if single else None)
-    if view is None:
-        return {"compared": 0, "behind": len(results), "caught_up": False,
-                "note": "no balances view in this store: the projections have not run"}, []
-    problems: list[dict[str, Any]] = []
-    compared = behind = 0
-    for result in results:
-        row = view.get(str(result.player_id))
-        if row is None or int(row["position"]) < result.last_notification:
-            behind += 1
-            continue
-        if int(row["position"]) > result.last_notification:
-            continue  # written since it was read: a later run compares it
-        compared += 1
-        state = result.player_state or {}
-        for name in _VIEW_FIELDS:
-            found = row[name]
-            found = float(found) if name.endswith("multiplier") else found
-            if found != state.get(name):
-                problems.append({
-                    "kind": "balance_view_mismatch", "stream": result.stream,
-                    "player_id": result.player_id, "version": result.last_version,
-                    "round_id": None, "field": f"view_balances.{name}",
-                    "expected": state.get(name), "found": found,
-                    "detail": "the balances view differs from the player rebuilt by replay",
-                })
-    note = "all compared" if not behind else (
-        f"{behind} player(s) not compared: the projections have not caught up with them")
-    return {"compared": compared, "behind": behind, "caught_up": behind == 0, "note": note}, (
-        problems)
 
 
 # -- the command ---------------------------------------------------------------------------------

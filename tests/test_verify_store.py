@@ -147,3 +147,33 @@ def test_a_snapshot_that_disagrees_with_replay_is_named(
     report = verify_player(service, "ivy")
     assert [(p["kind"], p["version"], p["field"]) for p in report["problems"]] == [
         ("snapshot_mismatch", version, "snapshot.balance")]
+
+
+def test_events_deleted_from_the_end_of_a_stream_are_caught_by_the_balances_view(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    play(service, "ivy", 5)
+    service.withdraw("ivy", 10, "w")
+    rebuild(store_url)
+    stream = player_aggregate_id("ivy").hex
+    (last,), = run_sql(store_url, "SELECT MAX(originator_version) FROM {TABLE} "
+                       "WHERE originator_id = %s", (stream,))
+    run_sql(store_url, "DELETE FROM {TABLE} WHERE originator_id = %s AND originator_version = %s",
+            (stream, last))
+    assert service.check_player_chain("ivy") == []  # the chain alone cannot see a missing tail
+    report = verify_player(service, "ivy")
+    assert [(p["kind"], p["version"], p["player_id"]) for p in report["problems"]] == [
+        ("missing_events", last, "ivy")]
+
+
+def test_a_player_whose_whole_stream_was_deleted_is_caught_by_the_balances_view(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    play(service, "ivy", 2)
+    play(service, "joe", 2)
+    rebuild(store_url)
+    run_sql(store_url, "DELETE FROM {TABLE} WHERE originator_id = %s",
+            (player_aggregate_id("joe").hex,))
+    report = verify_store(service)
+    assert [(p["kind"], p["player_id"], p["field"]) for p in report["problems"]] == [
+        ("missing_events", "joe", "stream")]
