@@ -91,6 +91,7 @@ def settlement(played: dict[str, Any]) -> dict[str, Any]:
         "stake": stake,
         "step_wins": step_wins,
         "sum_of_step_wins": summed,
+        "sum_expression": f"{' + '.join(map(str, step_wins)) or '0'} = {summed}",
         "max_win_cap": cap,
         "total_win": total,
         "max_win_hit": played["max_win_hit"],

@@ -16,6 +16,7 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding
 th{background:#f3f3f3;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
 table.screen td{width:6.5em;height:2.2em;text-align:center;font-family:monospace}
 table.screen td.on{background:#ffd27a;font-weight:bold}
+table.screen td.line{background:#fff3d6}
 .ok{color:#0a6b0a;font-weight:bold}.bad{color:#b00000;font-weight:bold}
 .hash{font-family:monospace;font-size:.8em;word-break:break-all}
 pre{background:#f7f7f7;padding:1em;overflow-x:auto;font-size:.8em}
@@ -45,17 +46,25 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def screen_table(screen: Sequence[Sequence[str]], marked: Iterable[Sequence[int]] = ()) -> str:
-    """A screen given reel by reel (top to bottom) drawn row by row; `marked`: [reel, row]."""
+def screen_table(
+    screen: Sequence[Sequence[str]],
+    marked: Iterable[Sequence[int]] = (),
+    line: Iterable[Sequence[int]] = (),
+) -> str:
+    """A screen given reel by reel (top to bottom) drawn row by row. `marked` cells ([reel,
+    row]) are the winning ones; `line` cells are the rest of the payline."""
     on = {(int(reel), int(row)) for reel, row in marked}
+    path = {(int(reel), int(row)) for reel, row in line}
+
+    def cell(reel: int, row: int, value: str) -> str:
+        style = ' class="on"' if (reel, row) in on else ' class="line"' if (
+            reel, row) in path else ""
+        return f"<td{style}>{_e(value)}</td>"
+
     head = "".join(f"<th>reel {r + 1}</th>" for r in range(len(screen)))
     body = ""
     for row in range(len(screen[0]) if screen else 0):
-        cells = "".join(
-            f'<td class="on">{_e(reel[row])}</td>' if (r + 1, row) in on
-            else f"<td>{_e(reel[row])}</td>"
-            for r, reel in enumerate(screen)
-        )
+        cells = "".join(cell(r + 1, row, reel[row]) for r, reel in enumerate(screen))
         body += f"<tr>{cells}</tr>"
     return f'<table class="screen"><tr>{head}</tr>{body}</table>'
 
@@ -66,7 +75,7 @@ def _verdict(ok: bool, yes: str, no: str) -> str:
 
 _FEATURES = (
     ("multiplier", "multiplier"), ("respins_left", "respins left"),
-    ("collectors", "collector reels"), ("collected", "collected so far"),
+    ("collectors", "collector reels"), ("collected", "collected this step (before multiplier)"),
     ("free_spins_awarded", "free spins awarded"), ("free_spins_left", "free spins left"),
     ("wild_reels", "Wild Reels"), ("clover_moon_swap", "Clover Moon Swap"),
     ("booster", "booster"), ("normal_game_collector", "Normal Game Collector"),
@@ -95,8 +104,10 @@ def _step_html(step: dict[str, Any]) -> str:
         parts.append(
             f"<p>Line {_e(win['line'])}: {_e(win['count'])} x {_e(win['symbol'])} pays "
             f"{_e(win['win'])} (before the step multiplier); payline rows by reel "
-            f"{_e(win['payline'])} (row 0 is the top), cells marked:</p>"
-            + screen_table(step.get("screen", []), win["cells"])
+            f"{_e(win['payline'])} (row 0 is the top). Winning cells in bold, the rest of the "
+            "payline shaded:</p>"
+            + screen_table(step.get("screen", []), win["cells"][: int(win["count"])],
+                           win["cells"][int(win["count"]):])
         )
     if step.get("line_wins"):
         parts.append(_table(("line", "symbol", "count", "win"),
@@ -130,7 +141,7 @@ def render(report: dict[str, Any]) -> str:
         "<h2>3. Settlement</h2>",
         _table(("step", "kind", "win"),
                ([i, st.get("kind"), st.get("win")] for i, st in enumerate(report["steps"]))),
-        _rows([("sum of step wins", s["sum_of_step_wins"]),
+        _rows([("sum of step wins", s.get("sum_expression", s["sum_of_step_wins"])),
                ("max win cap (10,000 x stake)", s["max_win_cap"]),
                ("total win", s["total_win"]), ("max win hit", s["max_win_hit"]),
                ("balance before - stake + total win = balance after", s["equation"]),
