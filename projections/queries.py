@@ -6,8 +6,6 @@ the notification id its command produced.
 
 from __future__ import annotations
 
-import functools
-import importlib
 import json
 import time
 from collections.abc import Mapping
@@ -22,6 +20,7 @@ from projections.database import (
 )
 from projections.recorders import Row, Sql
 from projections.rounds import FEATURE_EVENTS
+from projections.stats_report import read_stats
 from projections.views import all_views
 
 _SUMMARY = "round_id, time, stake, total_win, level_before, level_after, features, max_win_hit"
@@ -133,38 +132,7 @@ class RecallReader:
     ) -> dict[str, Any]:
         """Per day (YYYY-MM-DD, `until` exclusive), state played and model version; each
         bucket's actual RTP beside the rules document's theoretical RTP for that state."""
-        where, params = ["1 = 1"], {}
-        for value, clause, name in (
-            (since, "day >= :since", "since"),
-            (until, "day < :until", "until"),
-            (model_version, "model_version = :model_version", "model_version"),
-        ):
-            if value is not None:
-                where.append(clause)
-                params[name] = value
-        condition = " AND ".join(where)
-        buckets = self._all(
-            f"SELECT * FROM view_stats WHERE {condition} ORDER BY day, level, state, model_version",
-            params,
-        )
-        jackpots = self._all(f"SELECT * FROM view_stats_jackpots WHERE {condition}", params)
-        largest = self._all(
-            f"SELECT * FROM view_stats_largest_wins WHERE {condition} "
-            "ORDER BY total_win DESC, position ASC",
-            params,
-        )
-        tiers: dict[tuple[str, str, str], dict[str, Any]] = {}
-        for row in jackpots:
-            key = (row["day"], row["state"], row["model_version"])
-            tier = {"count": row["count"], "amount": row["amount"]}
-            tiers.setdefault(key, {})[row["tier"]] = tier
-        return {
-            "buckets": [
-                _bucket(row, tiers.get((row["day"], row["state"], row["model_version"]), {}))
-                for row in buckets
-            ],
-            "largest_wins": [{k: v for k, v in row.items() if k != "position"} for row in largest],
-        }
+        return read_stats(self._all, since=since, until=until, model_version=model_version)
 
     # -- read your writes ------------------------------------------------------------------------
 
@@ -208,34 +176,3 @@ def _summary(row: Row) -> dict[str, Any]:
         "features": json.loads(row["features"]),
         "max_win_hit": bool(row["max_win_hit"]),
     }
-
-
-def _bucket(row: Row, jackpots: dict[str, Any]) -> dict[str, Any]:
-    bucket = dict(row)
-    staked, won = int(row["staked"]), int(row["won"])
-    bucket["actual_rtp"] = won / staked if staked else None
-    bucket["theoretical_rtp"] = theoretical_rtp(str(row["state"]), str(row["model_version"]))
-    bucket["jackpots"] = jackpots
-    return bucket
-
-
-@functools.lru_cache(maxsize=1)
-def _rules_document() -> dict[str, Any] | None:
-    try:
-        document: dict[str, Any] = importlib.import_module("domain.rules_document").rules_document()
-    except (ImportError, AttributeError):
-        return None
-    return document
-
-
-def theoretical_rtp(state: str, model_version: str) -> float | None:
-    """The rules document's RTP of a state: its PAR figure once published, else the design
-    target; None for a model version the document does not describe (or no document)."""
-    document = _rules_document()
-    if document is None or document.get("model_version") != model_version:
-        return None
-    for described in document.get("states", []):
-        if described.get("state") == state and described.get("rtp") is not None:
-            return float(described["rtp"])
-    target = document.get("target_rtp")
-    return float(target) if isinstance(target, int | float) else None

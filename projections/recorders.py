@@ -8,7 +8,6 @@ so a batch can never be counted twice.
 
 from __future__ import annotations
 
-import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -17,7 +16,7 @@ from eventsourcing.persistence import Tracking, TrackingRecorder
 from eventsourcing.postgres import PostgresDatastore, PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 
-from projections.database import POSTGRES, SQLITE, Datastore, Dialect
+from projections.database import POSTGRES, SQLITE, Dialect
 from projections.events import RecordedEvent
 
 Row = Mapping[str, Any]
@@ -184,44 +183,3 @@ class PostgresViewRecorder(PostgresTrackingRecorder, ViewRecorder):
             {"name": application_name},
         )
         return int(row["notification_id"]) if row else 0
-
-
-def view_recorder(datastore: Datastore, view: View, create: bool = True) -> ViewRecorder:
-    """The view's recorder; with `create`, its tables exist and match this code's schema (a
-    view whose schema changed is dropped here, and replays from zero)."""
-    recorder: ViewRecorder
-    if isinstance(datastore, PostgresDatastore):
-        recorder = PostgresViewRecorder(datastore, view)
-    else:
-        recorder = SQLiteViewRecorder(datastore, view)
-    if create:
-        if _recorded_schema(recorder) not in (None, _schema_digest(view)):
-            recorder.drop_tables()
-        recorder.create_table()
-        _record_schema(recorder)
-    return recorder
-
-
-def _schema_digest(view: View) -> str:
-    return hashlib.sha256("\n".join(view.ddl()).encode()).hexdigest()[:16]
-
-
-def _recorded_schema(recorder: ViewRecorder) -> str | None:
-    with recorder.datastore.transaction(commit=True) as cursor:
-        db = Sql(cursor, recorder.dialect)
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS view_schemas (name TEXT PRIMARY KEY, digest TEXT NOT NULL)"
-        )
-        row = db.one(
-            "SELECT digest FROM view_schemas WHERE name = :name", {"name": recorder.view.name}
-        )
-    return None if row is None else str(row["digest"])
-
-
-def _record_schema(recorder: ViewRecorder) -> None:
-    with recorder.datastore.transaction(commit=True) as cursor:
-        Sql(cursor, recorder.dialect).execute(
-            "INSERT INTO view_schemas VALUES (:name, :digest) "
-            "ON CONFLICT (name) DO UPDATE SET digest = excluded.digest",
-            {"name": recorder.view.name, "digest": _schema_digest(recorder.view)},
-        )

@@ -23,7 +23,7 @@ from projections.database import HasDatabaseUrl, database_url_of, is_postgres, o
 from projections.events import RecordedEvent, recorded_event
 from projections.feed import EventFeed
 from projections.projection import ReadModelProjection
-from projections.recorders import view_recorder
+from projections.tables import view_recorder
 from projections.views import all_views
 
 log = get_logger("pumpkin.projections")

@@ -1,0 +1,85 @@
+"""The statistics view read back: each bucket's actual RTP beside its theoretical RTP."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from projections.recorders import Row
+
+Read = Callable[[str, Mapping[str, Any]], list[Row]]
+
+
+def read_stats(
+    read: Read,
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    model_version: str | None = None,
+) -> dict[str, Any]:
+    """{"buckets": [...], "largest_wins": [...]}, for days since..until (exclusive)."""
+    where, params = ["1 = 1"], {}
+    for value, clause, name in (
+        (since, "day >= :since", "since"),
+        (until, "day < :until", "until"),
+        (model_version, "model_version = :model_version", "model_version"),
+    ):
+        if value is not None:
+            where.append(clause)
+            params[name] = value
+    condition = " AND ".join(where)
+    buckets = read(
+        f"SELECT * FROM view_stats WHERE {condition} ORDER BY day, level, state, model_version",
+        params,
+    )
+    jackpots = read(f"SELECT * FROM view_stats_jackpots WHERE {condition}", params)
+    largest = read(
+        f"SELECT * FROM view_stats_largest_wins WHERE {condition} "
+        "ORDER BY total_win DESC, position ASC",
+        params,
+    )
+    tiers: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for row in jackpots:
+        key = (row["day"], row["state"], row["model_version"])
+        tier = {"count": row["count"], "amount": row["amount"]}
+        tiers.setdefault(key, {})[row["tier"]] = tier
+    return {
+        "buckets": [
+            _bucket(row, tiers.get((row["day"], row["state"], row["model_version"]), {}))
+            for row in buckets
+        ],
+        "largest_wins": [{k: v for k, v in row.items() if k != "position"} for row in largest],
+    }
+
+
+def _bucket(row: Row, jackpots: dict[str, Any]) -> dict[str, Any]:
+    bucket = dict(row)
+    staked, won = int(row["staked"]), int(row["won"])
+    bucket["actual_rtp"] = won / staked if staked else None
+    bucket["theoretical_rtp"] = theoretical_rtp(str(row["state"]), str(row["model_version"]))
+    bucket["jackpots"] = jackpots
+    return bucket
+
+
+@functools.lru_cache(maxsize=1)
+def _rules_document() -> dict[str, Any] | None:
+    try:
+        document: dict[str, Any] = importlib.import_module("domain.rules_document").rules_document()
+    except (ImportError, AttributeError):
+        return None
+    return document
+
+
+def theoretical_rtp(state: str, model_version: str) -> float | None:
+    """The rules document's RTP of a state: its PAR figure once published, else the design
+    target; None for a model version the document does not describe (or no document)."""
+    document = _rules_document()
+    if document is None or document.get("model_version") != model_version:
+        return None
+    for described in document.get("states", []):
+        if described.get("state") == state and described.get("rtp") is not None:
+            return float(described["rtp"])
+    target = document.get("target_rtp")
+    return float(target) if isinstance(target, int | float) else None
