@@ -138,14 +138,7 @@ def _add_jackpots(db: Sql, jackpots: dict[tuple[Bucket, str], list[int]]) -> Non
         "count = view_stats_jackpots.count + excluded.count, "
         "amount = view_stats_jackpots.amount + excluded.amount",
         (
-            {
-                "day": b[0],
-                "level": b[1],
-                "model_version": b[2],
-                "tier": tier,
-                "count": count,
-                "amount": amount,
-            }
+            {**dict(zip(_KEY, b, strict=True)), "tier": tier, "count": count, "amount": amount}
             for (b, tier), (count, amount) in jackpots.items()
         ),
     )
