@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -291,8 +292,16 @@ def mismatches(
                 )
             elif {k: view[k] for k in state} != state:
                 problems.append(f"{ledger.player_id}: balance view {view} != aggregate {state}")
+            # One query per player (the reader's own SQL helper; one round at a time is slow).
+            rows = reader._all(
+                "SELECT round_id, record FROM view_rounds WHERE player_id = :p",
+                {"p": ledger.player_id},
+            )
+            viewed = {row["round_id"]: json.loads(row["record"]) for row in rows}
+            if set(viewed) != set(ledger.rounds):
+                problems.append(f"{ledger.player_id}: round view ids != accepted round ids")
             for round_id, played in ledger.rounds.items():
-                if reader.round(round_id) != played:
+                if viewed.get(round_id) != played:
                     problems.append(f"round view {round_id} differs from the accepted answer")
             if summaries is not None:
                 for session_id, (spins, staked, won) in ledger.sessions.items():
