@@ -97,7 +97,7 @@ def audit_row(db: Sql, event: RecordedEvent, player_id: str | None) -> dict[str,
         "balance_after": _money(data.get("balance_after")),
         "prev_hash": data.get("prev_hash"),
         "hash": event.digest or None,
-        "data": json.dumps(data),
+        "data": event.stored or json.dumps(data),
     }
 
 

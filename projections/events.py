@@ -6,6 +6,7 @@ write side can add attributes freely and old events keep projecting.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,20 +27,23 @@ class RecordedEvent:
     timestamp: datetime
     data: Mapping[str, JSON]
     digest: str = ""  # the event's own link in its stream's hash chain
+    stored: str = ""  # the event's state exactly as the store holds it (JSON), when plain
 
-    @property
+    @functools.cached_property
     def round_id(self) -> str | None:
         value = self.data.get("round_id", self.payload.get("round_id"))
         return None if value is None else str(value)
 
-    @property
+    @functools.cached_property
     def payload(self) -> Mapping[str, JSON]:
         """The fact's payload as domain.recall reads it (unwrapped if the event nests it)."""
         nested = self.data.get("payload")
         return nested if isinstance(nested, Mapping) else self.data
 
 
-def recorded_event(domain_event: Any, position: int, topic: str = "") -> RecordedEvent:
+def recorded_event(
+    domain_event: Any, position: int, topic: str = "", stored: str = ""
+) -> RecordedEvent:
     """A library domain event, read by attribute names only."""
     attributes = dict(vars(domain_event))
     timestamp = attributes.get("timestamp")
@@ -55,6 +59,7 @@ def recorded_event(domain_event: Any, position: int, topic: str = "") -> Recorde
         timestamp=timestamp,
         data={k: _plain(v) for k, v in attributes.items() if k not in _ENVELOPE},
         digest=digest_of(domain_event, topic) if topic else "",
+        stored=stored,
     )
 
 

@@ -77,7 +77,14 @@ class ProjectionsRunner:
 
     def decode(self, notifications: Sequence[Notification]) -> list[RecordedEvent]:
         mapper = self.app.mapper
-        return [recorded_event(mapper.to_domain_event(n), n.id, n.topic) for n in notifications]
+        # Plain JSON states go to the audit trail as stored (not compressed or encrypted).
+        plain = not (mapper.compressor or mapper.cipher)
+        return [
+            recorded_event(
+                mapper.to_domain_event(n), n.id, n.topic, n.state.decode() if plain else ""
+            )
+            for n in notifications
+        ]
 
     def project(self, events: Sequence[RecordedEvent], tracking: Tracking) -> None:
         """Each view takes the batch in its own transaction with its own tracking position; a
