@@ -8,6 +8,15 @@ compared with the recorded events (infrastructure.replay_check, infrastructure.r
 The answer: {"ok", "events_checked", "rounds_rederived", "problems": [...], ...}; `ok` only if
 nothing disagrees. Streams are independent, so a big store is checked by worker processes, each
 reading its own streams from the store.
+
+Each problem: {kind, stream, player_id, version, round_id, field, expected, found, detail}, kind:
+- hash chain: version_gap, bad_genesis, broken_link, undecodable (a row that does not decode)
+- replay: replay_failed (an event the player cannot apply), snapshot_mismatch (the snapshot the
+  service loads from differs from replay, or lies beyond the stream's end)
+- rounds: incomplete_round, state_mismatch (StakePlaced's state before vs replay),
+  rederivation_failed (e.g. model version not published), events_mismatch (names or order),
+  fact_mismatch (a payload field), settlement_mismatch (total win, balances, state after)
+- read model: balance_view_mismatch, missing_events (the view saw events the store lost)
 """
 
 from __future__ import annotations
