@@ -137,3 +137,9 @@ def test_every_value_in_the_html_is_escaped() -> None:
     }
     page = render(report)
     assert "<zz-" not in page and page.count("&lt;zz-") >= 12
+
+
+def test_the_dispute_command_explains_itself() -> None:
+    result = CliRunner().invoke(app, ["dispute", "--help"])
+    assert result.exit_code == 0
+    assert "ROUND_ID" in result.output and "--out" in result.output and "--json" in result.output
