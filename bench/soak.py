@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -147,6 +148,8 @@ async def soak(args: argparse.Namespace, database_url: str, workdir: Path) -> di
         spins = len(stats.latencies)
         rounds = sum(len(p.rounds) for p in load.players)
         return {
+            "load_average_at_end": [round(x, 1) for x in os.getloadavg()],
+            "cpus": os.cpu_count(),
             "store": "postgresql 15 (fresh database, 127.0.0.1:5432"
             + (", through a loopback TCP proxy)" if args.faults else ")"),
             "players": args.players,
