@@ -142,4 +142,5 @@ def test_every_value_in_the_html_is_escaped() -> None:
 def test_the_dispute_command_explains_itself() -> None:
     result = CliRunner().invoke(app, ["dispute", "--help"])
     assert result.exit_code == 0
-    assert "ROUND_ID" in result.output and "--out" in result.output and "--json" in result.output
+    assert "round_id" in result.output.lower() and "--out" in result.output
+    assert "--json" in result.output
