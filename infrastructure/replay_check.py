@@ -230,7 +230,13 @@ class StreamChecker:
 
     def _check_round(self, record: RoundRecord) -> None:
         self.result.rounds += 1
-        for found in check_round(record, self.result.player_id or ""):
+        try:
+            findings = check_round(record, self.result.player_id or "")
+        except Exception as exc:  # noqa: BLE001 - a round too damaged to compare is a finding
+            self.problem("rederivation_failed", record.stake_placed.version,
+                         f"the round cannot be compared: {exc!r}", round_id=record.round_id)
+            return
+        for found in findings:
             self.problem(
                 found.kind, found.version, found.detail, round_id=record.round_id,
                 field=found.field, expected=found.expected, found=found.found,

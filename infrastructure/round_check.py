@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from domain.engine import RoundOutcome, resolve_round
-from domain.errors import UnknownModelVersion
+from domain.errors import RuleViolation, UnknownModelVersion
 from domain.model import MathModel, model_for
 from domain.player import round_id_of
 from domain.progress import Progress
@@ -150,7 +150,7 @@ def check_round(record: RoundRecord, player_id: str) -> list[Finding]:
                              "a published model version", stake_payload.get("model_version"),
                              str(exc)))
         return found
-    except (ValueError, TypeError, KeyError) as exc:
+    except (RuleViolation, ValueError, TypeError, KeyError, AttributeError) as exc:
         found.append(Finding("rederivation_failed", start.version, "StakePlaced",
                              None, None, f"the round cannot be played again: {exc}"))
         return found

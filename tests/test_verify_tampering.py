@@ -203,3 +203,14 @@ def test_the_report_names_stream_version_round_field_expected_found_and_kind(
     assert set(problem) >= {"stream", "player_id", "version", "round_id", "field", "expected",
                             "found", "kind"}
     assert (problem["round_id"], problem["expected"], problem["found"]) == ("ivy.1", 0, 3)
+
+
+def test_a_stake_edited_into_nonsense_is_named_not_a_crash(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    stream = played(service)
+    version, state = rows(store_url, stream, "StakePlaced")[1]
+    put_state(store_url, stream, version, edited(state, lambda s: s.update(stake=7)))
+    report = verify_player(service, "ivy")
+    assert ("rederivation_failed", version, "StakePlaced") in named(report)
+    assert ("settlement_mismatch", version, "StakePlaced.balance_after") in named(report)
