@@ -19,7 +19,8 @@ With --faults, in the middle of the run, one after the other:
 
 At the end every session is closed and the check (bench/fault_load.py: mismatches) replays each
 player in a fresh application and compares the aggregate balance, the balance view, every round
-view and every session summary with the ledger of accepted answers. Exit 0 only if all agree.
+view and every session summary with the ledger of accepted answers; then `pumpkin verify` checks
+every hash chain and re-derives every round. Exit 0 only if all agree.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from fault_tools import (  # noqa: E402
     Server,
     TcpProxy,
     fresh_postgres_database,
+    service_env,
 )
 
 FUNDS = 10**11
@@ -103,6 +105,20 @@ async def inject_faults(
         note(f"(b') PostgreSQL restarted in {took:.1f} s")
 
 
+def pumpkin_verify(database_url: str, workdir: Path) -> dict[str, Any]:
+    """`pumpkin verify` on the whole store: hash chains, players rebuilt, rounds re-derived."""
+    started = time.monotonic()
+    with (workdir / "verify.log").open("w") as log:
+        done = subprocess.run(
+            [sys.executable, "-c", "from infrastructure.cli import main; main()", "verify"],
+            env=service_env(database_url),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            timeout=1800,
+        )
+    return {"exit": done.returncode, "seconds": round(time.monotonic() - started, 1)}
+
+
 async def supervise(projections: ProjectionsProcess, stop: asyncio.Event, log: list[str]) -> None:
     """Restart the projections process whenever it exits, as docker-compose's restart policy
     does (it exits when the store refuses it at start, e.g. no free connection slots)."""
@@ -142,6 +158,7 @@ async def soak(args: argparse.Namespace, database_url: str, workdir: Path) -> di
         summaries = await load.close_sessions()
         await load.aclose()
         problems = await asyncio.to_thread(mismatches, load, database_url, summaries, 120.0)
+        verified = await asyncio.to_thread(pumpkin_verify, database_url, workdir)
         stop_supervising.set()
         await supervisor
         stats = load.stats
@@ -164,6 +181,7 @@ async def soak(args: argparse.Namespace, database_url: str, workdir: Path) -> di
             "outcomes": dict(stats.outcomes),
             "faults": fault_log,
             "sessions_checked": len(summaries),
+            "pumpkin_verify": verified,
             "problems": problems,
         }
     finally:
@@ -204,12 +222,14 @@ def main() -> int:
             f"   max {report['max_ms']} ms\n"
             f"  outcomes {report['outcomes']}   retries {report['retries']}\n"
             f"  faults: {report['faults'] or 'none'}\n"
+            f"  pumpkin verify: {report['pumpkin_verify']}\n"
             f"  sessions checked {report['sessions_checked']}, "
             f"defects logged {report['serve_5xx_defects']}\n"
             f"  logs in {report['logs']}\n"
             f"  problems (lost or doubled): {report['problems'] or 'NONE'}"
         )
-    return 1 if report["problems"] or report["serve_5xx_defects"] else 0
+    verify_failed = report["pumpkin_verify"]["exit"] != 0
+    return 1 if report["problems"] or report["serve_5xx_defects"] or verify_failed else 0
 
 
 if __name__ == "__main__":
