@@ -95,14 +95,29 @@ class Load:
         self.prefix = prefix
         self.players: list[PlayerLedger] = []
         self.stats = Stats()
-        self.client = httpx.AsyncClient(
-            base_url=base_url,
-            timeout=timeout,
-            limits=httpx.Limits(max_connections=512, max_keepalive_connections=512),
+        self.client = self._new_client(64)
+        # One small client per player: httpcore's pool scans every connection for every
+        # request, so one shared pool of 64+ connections made the CLIENT the bottleneck.
+        self._clients: dict[str, httpx.AsyncClient] = {}
+
+    def _new_client(self, connections: int) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            base_url=self.base_url,
+            timeout=self.timeout,
+            limits=httpx.Limits(
+                max_connections=connections, max_keepalive_connections=connections
+            ),
         )
 
+    def client_of(self, ledger: PlayerLedger) -> httpx.AsyncClient:
+        client = self._clients.get(ledger.player_id)
+        if client is None:
+            client = self._clients[ledger.player_id] = self._new_client(ledger.racers + 1)
+        return client
+
     async def aclose(self) -> None:
-        await self.client.aclose()
+        for client in [self.client, *self._clients.values()]:
+            await client.aclose()
 
     def new_request_id(self, kind: str) -> str:
         return f"{self.prefix}-{kind}-{next(_ids)}-{time.monotonic_ns()}"
@@ -115,6 +130,7 @@ class Load:
         headers: dict[str, str],
         give_up_at: float,
         timeout: float | None = None,
+        client: httpx.AsyncClient | None = None,
     ) -> httpx.Response:
         """Send until a definite answer. Not definite: a transport error or timeout (it may have
         been applied), 503 (the store is away) and 409 concurrent_update (it lost a race, maybe
@@ -123,7 +139,7 @@ class Load:
         pause = 0.05
         while True:
             try:
-                answer = await self.client.request(
+                answer = await (client or self.client).request(
                     method, path, json=body, headers=headers, timeout=timeout or self.timeout
                 )
                 code = _error_code(answer)
@@ -186,6 +202,7 @@ class Load:
             bearer(ledger.token),
             give_up_at,
             ledger.timeout,
+            self.client_of(ledger),
         )
         self.stats.latencies.append(time.perf_counter() - started)
         self.stats.outcomes[str(answer.status_code)] += 1
