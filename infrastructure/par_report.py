@@ -158,8 +158,9 @@ def markdown(results: dict[str, Any]) -> str:
         "",
         f"Model `{results['model_version']}`, generated {results['generated']} by "
         "`python -m infrastructure.par_report` with the live engine.",
-        f"Master seed `{results['master_seed']}` (each state's seed is SHA-256(master + state)); "
-        f"{results['total_spins']:,} rounds in all.",
+        "Each state's run is reproducible: its seed is SHA-256(its master seed + the state key), "
+        "both listed below; a state tuned again after an earlier run was simulated again with a "
+        f"fresh master seed. {results['total_spins']:,} rounds in all.",
         "",
         "Targets (GAME_RULES.md section 7): RTP 96.0% in every state, its 99% confidence "
         "interval containing 96.0% and no wider than +-0.5%, the point estimate within +-0.3%; "
@@ -190,7 +191,15 @@ def markdown(results: dict[str, Any]) -> str:
         f"{results['exact_base_line_rtp']:.4%}, simulated "
         f"{results['states']['L0/HW1/FS1']['base_game_rtp']:.4%}.",
         "",
+        "## Seeds",
+        "",
+        "| state | master seed | state seed |",
+        "|---|---|---|",
     ]
+    lines += [
+        f"| {key} | `{s['master_seed']}` | `{s['seed']}` |" for key, s in results["states"].items()
+    ]
+    lines.append("")
     return "\n".join(lines)
 
 
@@ -199,16 +208,33 @@ def main() -> None:
     parser.add_argument("--target-half-width", type=float, default=0.0042)
     parser.add_argument("--max-spins", type=int, default=150_000_000)
     parser.add_argument("--seed", default=None, help="master seed, 64 hex digits")
+    parser.add_argument(
+        "--only",
+        default="",
+        help="comma-separated state keys to (re)run; the other states keep their published run, "
+        "which stays valid while their parameters are unchanged",
+    )
     args = parser.parse_args()
     from domain.exact import base_line_rtp
 
     model = current_model()
     master = bytes.fromhex(args.seed) if args.seed else secrets.token_bytes(32)
+    results_file = ROOT / "domain" / "models" / f"{model.name}.par.json"
+    only = set(filter(None, args.only.split(",")))
     states: dict[str, dict[str, Any]] = {}
+    if only:
+        states = json.loads(results_file.read_text())["states"]
     for level, hw, fs in all_states():
         key = state_key(level, hw, fs)
+        if only and key not in only:
+            kept = states[key]
+            if kept.get("parameters") != model.state(level, hw, fs):
+                raise SystemExit(f"{key}: its parameters changed since its run; rerun it too")
+            continue
         summary = run_state(master, level, hw, fs, args.target_half_width, args.max_spins)
         summary["checks"] = checks(key, summary)
+        summary["parameters"] = model.state(level, hw, fs)
+        summary["master_seed"] = master.hex()
         states[key] = summary
     results = {
         "model_version": model.version,
@@ -220,9 +246,7 @@ def main() -> None:
         "max_win_odds": max_win_odds(states),
         "exact_base_line_rtp": base_line_rtp(model, model.state(0, 2, 2)["scatter_ppm"])[0],
     }
-    (ROOT / "domain" / "models" / f"{model.name}.par.json").write_text(
-        json.dumps(results, indent=1, sort_keys=True) + "\n"
-    )
+    results_file.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     (ROOT / "docs").mkdir(exist_ok=True)
     (ROOT / "docs" / "PAR.md").write_text(markdown(results))
     log.info("written", all_pass=results["all_pass"], total_spins=results["total_spins"])

@@ -90,20 +90,25 @@ def tune_state(
     return k, slope
 
 
-def correct_from_par(definition: dict[str, Any], par: dict[str, Any]) -> None:
-    """Refine each state's k with a PAR run's (larger) measurement.
+def correct_from_par(definition: dict[str, Any], par: dict[str, Any]) -> list[str]:
+    """Refine the k of each state that missed a target in a PAR run, from its measurement.
 
     RTP(k) is close to A + B k, where A is the line RTP with every feature off (exact), so the
     measured RTP r at k gives k' = k (0.96 - A) / (r - A).
     """
     model = MathModel(definition)
     base, _ = base_line_rtp(model, 0)
+    corrected = []
     for key, measured in par["states"].items():
+        if all(measured.get("checks", {}).values()) and measured.get("checks"):
+            continue  # its run met every target: keep the state as proven
+        corrected.append(key)
         table = definition["states"][key]
         k = table["scale_ppm"] / 1_000_000
         k_new = k * (TARGET_RTP - base) / (measured["rtp"] - base)
         definition["states"][key] = state_table(int(key[1]), k_new)
         log.info("corrected", state=key, k=round(k, 5), k_new=round(k_new, 5), rtp=measured["rtp"])
+    return corrected
 
 
 def main() -> None:
@@ -120,8 +125,9 @@ def main() -> None:
     args = parser.parse_args()
     definition = json.loads(MODEL_FILE.read_text())
     if args.correct_from_par:
-        correct_from_par(definition, json.loads(args.correct_from_par.read_text()))
+        corrected = correct_from_par(definition, json.loads(args.correct_from_par.read_text()))
         MODEL_FILE.write_text(json.dumps(definition, indent=1, sort_keys=True) + "\n")
+        log.info("rerun these", only=",".join(corrected))
         return
     only = set(filter(None, args.only.split(",")))
     for level, hw, fs in all_states():

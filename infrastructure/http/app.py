@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from infrastructure.http import routes_operator, routes_play, routes_public, routes_reads
 from infrastructure.http.deps import HttpDeps
 from infrastructure.http.errors import install_error_handlers
+from infrastructure.http.json_body import JsonBodies
 from infrastructure.http.middleware import RequestContext
 from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.token_cache import OpenSessionCache
@@ -35,5 +36,6 @@ def create_app(deps: HttpDeps, on_shutdown: Callable[[], object] | None = None) 
     install_error_handlers(app, deps.metrics)
     for module in (routes_public, routes_operator, routes_play, routes_reads):
         app.include_router(module.router)
+    app.add_middleware(JsonBodies)
     app.add_middleware(RequestContext, metrics=deps.metrics, max_body_bytes=deps.max_body_bytes)
     return app
