@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from infrastructure.http.app import create_app
-from infrastructure.http.deps import HttpDeps
+from infrastructure.http.deps import AuditReads, HttpDeps
 from infrastructure.http.metrics import Metrics
 from infrastructure.logging import REVEAL, configure_logging, get_logger
 from infrastructure.read_sources import (
@@ -69,6 +69,7 @@ def build_http_app(
     application: Any,
     projection_rounds: RoundSource | None = None,
     on_shutdown: Callable[[], object] | None = None,
+    audit: AuditReads | None = None,
 ) -> FastAPI:
     metrics = Metrics()
     if hasattr(application, "on_conflict_retry"):  # the application reports its retries
@@ -84,8 +85,19 @@ def build_http_app(
         max_body_bytes=settings.max_body_bytes,
         rate_limit_per_second=settings.rate_limit_per_second,
         token_cache_seconds=settings.token_cache_seconds,
+        audit=audit,
+        audit_trail=_audit_trail(settings) if audit is not None else None,
     )
     return create_app(deps, on_shutdown)
+
+
+def _audit_trail(settings: Settings) -> Callable[[str | None], Any]:
+    def rows(player_id: str | None) -> Any:
+        from projections.export import audit_rows
+
+        return audit_rows(settings.database_url, player_id)
+
+    return rows
 
 
 def announce_generated_keys(settings: Settings) -> None:
@@ -123,7 +135,9 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
     reader = build_projection_rounds(settings)
     if reader is not None:
         runtime.closers.append(reader.close)
-    runtime.http_app = build_http_app(settings, application, reader, on_shutdown=runtime.close)
+    runtime.http_app = build_http_app(
+        settings, application, reader, on_shutdown=runtime.close, audit=reader
+    )
     log.info("service_built", database=settings.database_url_for_log)
     return runtime
 

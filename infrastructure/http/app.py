@@ -8,7 +8,13 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from infrastructure.http import routes_operator, routes_play, routes_public, routes_reads
+from infrastructure.http import (
+    routes_audit,
+    routes_operator,
+    routes_play,
+    routes_public,
+    routes_reads,
+)
 from infrastructure.http.deps import HttpDeps
 from infrastructure.http.errors import install_error_handlers
 from infrastructure.http.json_body import JsonBodies
@@ -34,7 +40,7 @@ def create_app(deps: HttpDeps, on_shutdown: Callable[[], object] | None = None) 
     app.state.limiter = RateLimiter(deps.rate_limit_per_second)
     app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)
     install_error_handlers(app, deps.metrics)
-    for module in (routes_public, routes_operator, routes_play, routes_reads):
+    for module in (routes_public, routes_operator, routes_play, routes_reads, routes_audit):
         app.include_router(module.router)
     app.add_middleware(JsonBodies)
     app.add_middleware(RequestContext, metrics=deps.metrics, max_body_bytes=deps.max_body_bytes)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
 
@@ -22,6 +22,28 @@ class RoundReads(Protocol):
     def round(self, round_id: str) -> dict[str, Any] | None: ...
 
 
+class AuditReads(Protocol):
+    """The read models for audit dashboards (projections.queries.RecallReader, export)."""
+
+    def stats(
+        self, *, since: str | None, until: str | None, model_version: str | None
+    ) -> dict[str, Any]: ...
+
+    def find_rounds(
+        self,
+        *,
+        player_id: str | None,
+        since: str | None,
+        until: str | None,
+        min_win: int | None,
+        feature: str | None,
+        model_version: str | None,
+        limit: int,
+    ) -> list[dict[str, Any]]: ...
+
+    def balances(self) -> list[dict[str, Any]]: ...
+
+
 @dataclass(frozen=True)
 class HttpDeps:
     service: GameService
@@ -34,6 +56,8 @@ class HttpDeps:
     max_body_bytes: int = 64 * 1024
     rate_limit_per_second: int = 0
     token_cache_seconds: float = 2.0
+    audit: AuditReads | None = None  # None: this build runs without read models
+    audit_trail: Callable[[str | None], Iterator[dict[str, Any]]] | None = None
 
 
 async def _deps(request: Request) -> HttpDeps:

@@ -26,6 +26,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_request_id": 422,
     "invalid_request": 422,
     "unknown_model_version": 422,
+    "invalid_filter": 422,
     "player_not_found": 404,
     "session_not_found": 404,
     "round_not_found": 404,
@@ -36,6 +37,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "payload_too_large": 413,
     "rate_limited": 429,
     "store_unavailable": 503,
+    "read_models_unavailable": 503,
 }
 RETRY_AFTER_SECONDS = "1"
 

@@ -1,0 +1,122 @@
+"""Audit dashboards: statistics, round search, balances and the audit trail, from read models."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from domain.errors import RuleViolation
+from infrastructure.http.auth import CallerDep
+from infrastructure.http.deps import AuditReads, Deps, HttpDeps
+from infrastructure.http.routes_operator import ERRORS
+
+router = APIRouter(prefix="/audit", tags=["audit"], responses=ERRORS)  # type: ignore[arg-type]
+
+Time = Annotated[str | None, Query(max_length=40, description="ISO-8601, e.g. 2026-11-30")]
+
+
+class ReadModelsUnavailable(RuleViolation):
+    code = "read_models_unavailable"
+
+
+class InvalidFilter(RuleViolation):
+    code = "invalid_filter"
+
+
+def _audit(deps: HttpDeps) -> AuditReads:
+    if deps.audit is None:
+        raise ReadModelsUnavailable("this service runs without read models")
+    return deps.audit
+
+
+@router.get("/stats")
+def stats(
+    caller: CallerDep,
+    deps: Deps,
+    since: Time = None,
+    until: Time = None,
+    model_version: Annotated[str | None, Query(max_length=80)] = None,
+) -> Any:
+    """Per day, game state and model version: rounds, staked, won, actual beside theoretical
+    RTP, feature counts, jackpots by tier and the largest wins."""
+    caller.may_audit()
+    found = _audit(deps).stats(since=since, until=until, model_version=model_version)
+    return JSONResponse(jsonable_encoder(found))
+
+
+@router.get("/rounds")
+def rounds(
+    caller: CallerDep,
+    deps: Deps,
+    player_id: Annotated[str | None, Query(max_length=64)] = None,
+    since: Time = None,
+    until: Time = None,
+    min_win: Annotated[int | None, Query(ge=0)] = None,
+    feature: Annotated[str | None, Query(max_length=40)] = None,
+    model_version: Annotated[str | None, Query(max_length=80)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> Any:
+    """Round summaries matching every filter, newest first (big wins: `min_win`)."""
+    caller.may_audit()
+    try:
+        found = _audit(deps).find_rounds(
+            player_id=player_id,
+            since=since,
+            until=until,
+            min_win=min_win,
+            feature=feature,
+            model_version=model_version,
+            limit=limit,
+        )
+    except ValueError as error:
+        raise InvalidFilter(str(error)) from None
+    return JSONResponse(jsonable_encoder({"rounds": found}))
+
+
+@router.get("/balances")
+def balances(caller: CallerDep, deps: Deps) -> Any:
+    caller.may_audit()
+    return JSONResponse(jsonable_encoder({"balances": _audit(deps).balances()}))
+
+
+@router.get("/events")
+def events(
+    caller: CallerDep,
+    deps: Deps,
+    player_id: Annotated[str | None, Query(max_length=64)] = None,
+    format: Literal["csv", "jsonl"] = "jsonl",  # noqa: A002 - the query parameter's name
+) -> Any:
+    """The audit trail: every event flattened (stream, version, position, name, time, round,
+    amounts, hashes), by global position, as CSV or JSON lines."""
+    caller.may_audit()
+    if deps.audit_trail is None:
+        raise ReadModelsUnavailable("this service runs without read models")
+    rows = deps.audit_trail(player_id)
+    media = "text/csv" if format == "csv" else "application/x-ndjson"
+    return StreamingResponse(_csv(rows) if format == "csv" else _jsonl(rows), media_type=media)
+
+
+def _jsonl(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
+    for row in rows:
+        yield json.dumps(jsonable_encoder({**row, "data": json.loads(row["data"])})) + "\n"
+
+
+def _csv(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
+    from projections.audit import AUDIT_COLUMNS
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=AUDIT_COLUMNS)
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row)
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    yield buffer.getvalue()
