@@ -74,7 +74,7 @@ async def inject_faults(
     def note(text: str) -> None:
         stamp = f"{time.strftime('%H:%M:%S')} {text}"
         log.append(stamp)
-        print(stamp, flush=True)
+        print(stamp, file=sys.stderr, flush=True)
 
     await asyncio.sleep(step)
     note("(a) SIGKILL the API under load")
@@ -176,7 +176,7 @@ async def soak(args: argparse.Namespace, database_url: str, workdir: Path) -> di
             "p50_ms": round(stats.percentile(0.50), 1),
             "p99_ms": round(stats.percentile(0.99), 1),
             "max_ms": round(stats.percentile(1.0), 1),
-            "spin_calls": spins,
+            "latency_of": f"{spins} spins of patient clients (retries included)",
             "retries": stats.retries,
             "outcomes": dict(stats.outcomes),
             "faults": fault_log,
