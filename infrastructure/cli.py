@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -220,6 +221,25 @@ def projections_rebuild() -> None:
     settings = _settings()
     position = _function("projections.runner", "rebuild")(settings)
     typer.echo(f"read models rebuilt up to event {position}")
+
+
+@projections_app.command("export")
+def projections_export(
+    fmt: Annotated[str, typer.Option("--format", help="csv or jsonl.")] = "csv",
+    player: Annotated[str | None, typer.Option(help="One player's events only.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Write here instead of stdout.")] = None,
+) -> None:
+    """Export the audit trail (every event flattened, with its hashes) as CSV or JSON lines."""
+    if fmt not in ("csv", "jsonl"):
+        raise typer.BadParameter("--format is csv or jsonl")
+    settings = _settings()
+    export = _function("projections.export", "export_audit")
+    if out is None:
+        count = export(settings, sys.stdout, fmt, player)
+    else:
+        with out.open("w", encoding="utf-8", newline="") as handle:
+            count = export(settings, handle, fmt, player)
+    typer.echo(f"{count} events exported", err=True)
 
 
 def main() -> None:
