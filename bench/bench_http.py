@@ -23,13 +23,12 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 import httpx
-import psycopg
-from psycopg import sql
+
+from infrastructure.persistence import temporary_postgres_database
 
 PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 OPERATOR = "bench-operator-key"
@@ -37,20 +36,8 @@ STAKE = 100
 FUNDS = 10**11
 
 
-@contextmanager
-def fresh_database() -> Iterator[str]:
-    name = f"pumpkin_bench_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
-    finally:
-        with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                (name,),
-            )
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+def fresh_database() -> AbstractContextManager[str]:
+    return temporary_postgres_database("pumpkin_bench", PG_ADMIN)
 
 
 def summary(

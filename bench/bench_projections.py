@@ -23,37 +23,19 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from uuid import uuid4
 
-import psycopg
 from eventsourcing.persistence import Tracking
-from psycopg import sql
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from infrastructure.application import PumpkinApplication  # noqa: E402
+from infrastructure.persistence import temporary_postgres_database  # noqa: E402
 from projections.events import RecordedEvent  # noqa: E402
 from projections.runner import ProjectionsRunner  # noqa: E402
 
-ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 PLAYERS = 200
 STAKE = 20
-
-
-def create_database() -> tuple[str, str]:
-    name = f"bench_projections_{uuid4().hex[:10]}"
-    with psycopg.connect(ADMIN, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    return name, f"postgresql://postgres@127.0.0.1:5432/{name}"
-
-
-def drop_database(name: str) -> None:
-    with psycopg.connect(ADMIN, autocommit=True) as admin:
-        admin.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
-        )
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
 
 
 def setup_players(app: PumpkinApplication) -> list[str]:
@@ -175,12 +157,9 @@ def main() -> None:
         print(f"writer: {spins} spins in {elapsed:.1f}s = {spins / elapsed:.0f} spins/s "
               f"(asked {args.rate:.0f})")
         return
-    name, url = create_database()
-    try:
+    with temporary_postgres_database("bench_projections") as url:
         throughput(url, args.corpus)
         lag(url, args.rate, args.seconds)
-    finally:
-        drop_database(name)
 
 
 if __name__ == "__main__":

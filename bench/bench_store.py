@@ -33,6 +33,7 @@ from eventsourcing.application import Repository  # noqa: E402
 
 from domain.player import Player, player_aggregate_id  # noqa: E402
 from infrastructure.application import PumpkinApplication  # noqa: E402
+from infrastructure.persistence import temporary_postgres_database  # noqa: E402
 
 ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 RAW_TABLE = "raw_events"
@@ -165,12 +166,8 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=100_000)
     args = parser.parse_args()
 
-    dbname = f"bench_pumpkin_{uuid4().hex[:12]}"
-    url = f"postgresql://postgres@127.0.0.1:5432/{dbname}"
-    conninfo = f"host=127.0.0.1 port=5432 user=postgres dbname={dbname}"
-    with psycopg.connect(ADMIN, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
-    try:
+    with temporary_postgres_database("bench_pumpkin") as url:
+        conninfo = url  # psycopg takes the URL as it is
         app = PumpkinApplication.from_url(url)
         one = bench_application(app, 1, args.seconds, "one")
         sixteen = bench_application(app, 16, args.seconds, "many")
@@ -213,14 +210,6 @@ def main() -> None:
             replay_ms = median_load_ms(lambda: no_snapshots.get(player_aggregate_id("long")), 1)
         print(f"player with {args.events} events (built in {built:.0f}s): load {long_ms:.1f} ms "
               f"with snapshots, {replay_ms:.0f} ms by full replay; fresh player {fresh_ms:.1f} ms")
-    finally:
-        with psycopg.connect(ADMIN, autocommit=True) as admin:
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
-                "AND pid <> pg_backend_pid()",
-                (dbname,),
-            )
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(dbname)))
 
 
 if __name__ == "__main__":

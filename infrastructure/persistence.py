@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Sequence
+import time
+import uuid
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -224,3 +226,40 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
                     cursor.execute("ROLLBACK")
                 raise
         return ids
+
+
+LOCAL_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
+
+
+@contextlib.contextmanager
+def temporary_postgres_database(
+    prefix: str = "pumpkin_tmp", admin: str = LOCAL_ADMIN
+) -> Iterator[str]:
+    """A new, empty, uniquely named PostgreSQL database (its URL), dropped on exit.
+
+    For tests and benchmarks. Dropping retries for a while: the server may be restarting under a
+    fault test, and the database's own connections are terminated first.
+    """
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    address = psycopg.conninfo.conninfo_to_dict(admin)
+    try:
+        yield f"postgresql://{address['user']}@{address['host']}:{address['port']}/{name}"
+    finally:
+        for attempt in range(30):
+            try:
+                with psycopg.connect(admin, autocommit=True) as connection:
+                    connection.execute(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE datname = %s AND pid <> pg_backend_pid()",
+                        (name,),
+                    )
+                    connection.execute(
+                        sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name))
+                    )
+                break
+            except psycopg.OperationalError:
+                if attempt == 29:
+                    raise
+                time.sleep(1)

@@ -7,36 +7,21 @@ database, dropped afterwards. If PostgreSQL is unreachable the test errors: it n
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
-from uuid import uuid4
 
-import psycopg
 import pytest
-from psycopg import sql
 
 from infrastructure.application import PumpkinApplication
+from infrastructure.persistence import temporary_postgres_database
 
 PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
 STORES = ("sqlite", "postgres")
 
 
-@contextmanager
-def fresh_postgres_database() -> Iterator[str]:
+def fresh_postgres_database() -> AbstractContextManager[str]:
     """A new empty PostgreSQL database (its URL), dropped on exit."""
-    name = f"pumpkin_test_{uuid4().hex[:16]}"
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
-    finally:
-        with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                "WHERE datname = %s AND pid <> pg_backend_pid()",
-                (name,),
-            )
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+    return temporary_postgres_database("pumpkin_test", PG_ADMIN)
 
 
 def sqlite_url(directory: Path) -> str:
