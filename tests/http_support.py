@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from infrastructure.bootstrap import build_http_app
+from infrastructure.bootstrap import build_http_app, build_runtime
 from infrastructure.settings import Settings
 
 OPERATOR = "operator-key-for-tests"
@@ -29,6 +31,17 @@ def client_for(service: Any, rate_limit: int = 0) -> TestClient:
     """The HTTP app as the composition root wires it, around `service`."""
     app = build_http_app(settings_for(rate_limit=rate_limit), service)
     return TestClient(app, raise_server_exceptions=False)
+
+
+@contextmanager
+def served_client(database_url: str) -> Iterator[TestClient]:
+    """The API as `pumpkin serve` runs it: read models projected in-process."""
+    runtime = build_runtime(settings_for(database_url), with_projections=True)
+    try:
+        with TestClient(runtime.http_app, raise_server_exceptions=False) as test_client:
+            yield test_client
+    finally:
+        runtime.close()
 
 
 def bearer(secret: str) -> dict[str, str]:

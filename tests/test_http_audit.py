@@ -10,19 +10,13 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from http_support import AUDITOR, OPERATOR, Journey, bearer, settings_for
-
-from infrastructure.bootstrap import build_runtime
+from http_support import AUDITOR, OPERATOR, Journey, bearer, served_client
 
 
 @pytest.fixture
 def client(store_url: str) -> Iterator[TestClient]:
-    runtime = build_runtime(settings_for(store_url), with_projections=True)
-    try:
-        with TestClient(runtime.http_app, raise_server_exceptions=False) as test_client:
-            yield test_client
-    finally:
-        runtime.close()
+    with served_client(store_url) as test_client:
+        yield test_client
 
 
 def played(client: TestClient, spins: int) -> Journey:
