@@ -1,13 +1,11 @@
 """THE composition root: settings -> event store and application -> read models -> HTTP app.
 
 Nothing is built at import time; each builder is called by the CLI (or a test) that needs it.
-Modules owned by other parts of the system (projections, verification) are imported lazily, so
-the service still starts, with honest fallbacks, in a build that lacks them.
+Heavy modules (projections, verification) are imported lazily, when a builder needs them.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,12 +54,10 @@ def build_application(settings: Settings) -> Any:
 
 
 def build_projection_rounds(settings: Settings) -> Any:
-    """The rounds read model's reader (projections.queries.RecallReader), if this build has it."""
-    try:
-        queries = importlib.import_module("projections.queries")
-    except ImportError:
-        return None
-    return queries.RecallReader(settings.database_url)
+    """The read models' reader (projections.queries.RecallReader)."""
+    from projections.queries import RecallReader
+
+    return RecallReader(settings.database_url)
 
 
 def build_http_app(
@@ -114,12 +110,9 @@ def announce_generated_keys(settings: Settings) -> None:
 
 def start_projections_in_process(settings: Settings) -> Callable[[], object] | None:
     """Run the projections beside the API (the one-command default); returns how to stop them."""
-    try:
-        runner = importlib.import_module("projections.runner")
-    except ImportError:
-        log.warning("projections_unavailable", reason="projections.runner is not in this build")
-        return None
-    handle = runner.start_in_process(settings)
+    from projections.runner import start_in_process
+
+    handle = start_in_process(settings)
     stop = getattr(handle, "stop", None) or getattr(handle, "close", None)
     return stop if callable(stop) else None
 

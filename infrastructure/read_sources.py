@@ -1,17 +1,14 @@
 """What the HTTP API reads besides the write side: the rules document, the auditor's
-verification and the rounds read model. Each prefers the module that owns the job and falls
-back to a minimal honest version while that module is absent (imports are lazy on purpose).
-"""
+verification and the rounds read model (imports are lazy: they are heavy, and the CLI's
+other commands do not need them)."""
 
 from __future__ import annotations
 
 import functools
-import importlib
 import time
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
-from domain import board
 from domain.errors import RoundNotFound
 from infrastructure.logging import get_logger
 
@@ -19,31 +16,10 @@ T = TypeVar("T")
 log = get_logger("pumpkin.reads")
 
 
-def _optional(module: str, name: str) -> Any:
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        return None
-
-
 def rules_document() -> dict[str, Any]:
-    """domain.rules_document.rules_document(), or the board's facts while it is absent."""
-    full = _optional("domain.rules_document", "rules_document")
-    if full is not None:
-        document: dict[str, Any] = full()
-        return document
-    from domain.engine import current_model_version
+    from domain.rules_document import rules_document as build
 
-    return {
-        "model_version": current_model_version(),
-        "stakes": list(board.STAKES),
-        "paylines": [list(line) for line in board.PAYLINES],
-        "paytable": {},
-        "symbols": [],
-        "states": [],
-        "max_win": {"x_stake": board.MAX_WIN_X_STAKE},
-        "disclosures": ["The full rules document is not available in this build."],
-    }
+    return build()
 
 
 @functools.cache
@@ -54,25 +30,12 @@ def cached_rules_document() -> dict[str, Any]:
 
 
 def player_verifier(application: Any) -> Callable[[str], dict[str, Any]]:
-    """infrastructure.verification.verify_player bound to the application; while that module is
-    absent, a minimal check of the player's hash chain (rounds are not re-derived)."""
-    verify = _optional("infrastructure.verification", "verify_player")
+    """infrastructure.verification.verify_player bound to the application."""
+    from infrastructure.verification import verify_player as verify
 
     def verify_player(player_id: str) -> dict[str, Any]:
-        if verify is not None:
-            report: dict[str, Any] = verify(application, player_id)
-            return report
-        problems = [
-            {"stream": p.stream, "version": p.version, "kind": p.kind, "detail": p.detail}
-            for p in application.check_player_chain(player_id)
-        ]
-        checked = sum(1 for _ in application.player_events(player_id))
-        return {
-            "ok": not problems,
-            "events_checked": checked,
-            "rounds_rederived": 0,
-            "problems": problems,
-        }
+        report: dict[str, Any] = verify(application, player_id)
+        return report
 
     return verify_player
 
@@ -149,8 +112,9 @@ def round_summary(played: dict[str, Any]) -> dict[str, Any]:
 
 
 def _features(event_names: list[str]) -> list[str]:
-    round_features = _optional("projections.rounds", "round_features")
-    return list(round_features(event_names)) if round_features is not None else []
+    from projections.rounds import round_features
+
+    return list(round_features(event_names))
 
 
 class WriteSideRounds:
