@@ -151,13 +151,23 @@ def test_malformed_json_is_a_clear_4xx_and_changes_nothing(
     refused_and_unchanged(world, lambda: post_raw(world, path, content, secret))
 
 
-def test_a_body_in_another_content_type_is_refused(world: World) -> None:
-    body = json.dumps({"amount": 10, "request_id": unique("ct")}).encode()
+def test_a_body_that_is_not_json_is_refused_whatever_its_content_type(world: World) -> None:
+    """Bodies are read as JSON whatever their label (curl -d says form); non-JSON is refused."""
     path = f"/players/{world.victim.player_id}/deposits"
-    for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data"):
+    for content_type, body in [
+        ("application/x-www-form-urlencoded", b"amount=10&request_id=form-1"),
+        (
+            "multipart/form-data; boundary=xx",
+            b'--xx\r\nContent-Disposition: form-data; name="amount"\r\n\r\n10\r\n--xx--\r\n',
+        ),
+        ("text/plain", b"deposit 10 please"),
+        ("application/xml", b"<deposit amount='10'/>"),
+    ]:
         refused_and_unchanged(
             world,
-            lambda ct=content_type: post_raw(world, path, body, OPERATOR, **{"Content-Type": ct}),
+            lambda ct=content_type, b=body: post_raw(
+                world, path, b, OPERATOR, **{"Content-Type": ct}
+            ),
         )
 
 
