@@ -156,3 +156,62 @@ def test_the_operator_cannot_play_for_a_player(
         )
         assert answer.status_code == 403, answer.text
     assert application.recorder.max_notification_id() == before
+
+
+PUBLIC = {"/health", "/rules", "/metrics"}
+
+
+def _routes(client: TestClient) -> list[tuple[str, str]]:
+    """Every (method, path) the app serves, from its own OpenAPI: new endpoints are covered
+    the day they are added."""
+    paths: dict[str, dict[str, Any]] = client.app.openapi()["paths"]  # type: ignore[attr-defined]
+    return [(m.upper(), p) for p, methods in paths.items() for m in methods if p not in PUBLIC]
+
+
+def _fill(path: str, j: Journey, round_id: str) -> str:
+    return (
+        path.replace("{player_id}", j.player_id)
+        .replace("{session_id}", j.session_id)
+        .replace("{round_id}", round_id)
+    )
+
+
+def test_every_endpoint_but_the_public_ones_refuses_anonymous_and_forged_callers(
+    world: tuple[TestClient, PumpkinApplication],
+) -> None:
+    client, application = world
+    j = Journey(client)
+    round_id = j.spin().json()["round_id"]
+    routes = _routes(client)
+    assert len(routes) >= 12, routes
+    before = application.recorder.max_notification_id()
+    for method, path in routes:
+        url = _fill(path, j, round_id)
+        for headers in ({}, bearer("forged-" + j.token), bearer(OPERATOR + AUDITOR)):
+            answer = client.request(method, url, json=body_for(url), headers=headers)
+            assert answer.status_code == 401, (method, path, answer.status_code)
+            assert answer.json()["error"]["code"] == "unauthorized"
+    assert application.recorder.max_notification_id() == before
+
+
+def test_every_audit_endpoint_is_the_auditors_alone(
+    world: tuple[TestClient, PumpkinApplication],
+) -> None:
+    client, application = world
+    j = Journey(client)
+    round_id = j.spin().json()["round_id"]
+    audit = [(m, p) for m, p in _routes(client) if p.startswith("/audit")]
+    assert audit, "no audit endpoint found"
+    before = application.recorder.max_notification_id()
+    for method, path in audit:
+        url = _fill(path, j, round_id)
+        for secret in (OPERATOR, j.token):
+            answer = client.request(method, url, headers=bearer(secret))
+            assert answer.status_code == 403, (method, path, answer.text[:200])
+        answer = client.request(method, url, headers=bearer(AUDITOR))
+        # Let in (this test app has no read models: those endpoints say so with 503).
+        assert answer.status_code == 200 or (
+            answer.status_code == 503
+            and answer.json()["error"]["code"] == "read_models_unavailable"
+        ), (method, path, answer.text[:200])
+    assert application.recorder.max_notification_id() == before
