@@ -159,7 +159,9 @@ class TcpProxy:
             if not data:
                 self._drop(sock, reset=False)
                 return
-            peer.setblocking(True)
+            # Bounded: a peer that stops reading must not freeze the relay (and every
+            # other connection) forever; it is reset instead.
+            peer.settimeout(5.0)
             peer.sendall(data)
             peer.setblocking(False)
         except OSError:
