@@ -216,8 +216,14 @@ class Server:
     def start(self, timeout: float = 60.0) -> Server:
         args = ["serve"] if self.projections else ["serve", "--no-projections"]
         with self.log_path.open("a") as log:
+            # Its own process group, so a kill takes its workers too (as a container's would).
             self.process = subprocess.Popen(
-                _pumpkin(*args), cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
+                _pumpkin(*args),
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -231,9 +237,11 @@ class Server:
         raise RuntimeError("serve did not become healthy in time")
 
     def kill(self) -> None:
-        """SIGKILL: no shutdown hook runs, in-flight requests die with the process."""
+        """SIGKILL to the whole server (parent and workers): no shutdown hook runs, in-flight
+        requests die with it. (SIGKILL to the parent alone leaves uvicorn's workers serving.)"""
         if self.process is not None and self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGKILL)
+            with suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
 
     def stop(self) -> None:
@@ -243,6 +251,9 @@ class Server:
                 self.process.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 self.kill()
+        if self.process is not None:  # workers left behind by a parent that died first
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
 
 
 class ProjectionsProcess:

@@ -135,7 +135,9 @@ async def soak(args: argparse.Namespace, database_url: str, workdir: Path) -> di
     proxy = TcpProxy()
     # Without faults the service reaches PostgreSQL directly (the proxy would cost throughput).
     served_url = proxy.url_for(database_url) if args.faults else database_url
-    server = Server(served_url, workdir / "serve.log", projections=False)
+    server = Server(
+        served_url, workdir / "serve.log", projections=False, PUMPKIN_WORKERS=str(args.workers)
+    )
     projections = ProjectionsProcess(served_url, workdir / "projections.log")
     fault_log: list[str] = []
     try:
@@ -170,6 +172,7 @@ async def soak(args: argparse.Namespace, database_url: str, workdir: Path) -> di
             "store": "postgresql 15 (fresh database, 127.0.0.1:5432"
             + (", through a loopback TCP proxy)" if args.faults else ")"),
             "players": args.players,
+            "api_workers": args.workers,
             "seconds": round(seconds, 1),
             "spins_accepted": rounds,
             "spins_per_second": round(rounds / seconds, 1),
@@ -195,6 +198,7 @@ def main() -> int:
     parser.add_argument("--minutes", type=float, default=2.0)
     parser.add_argument("--players", type=int, default=64)
     parser.add_argument("--stake", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=1, help="API server processes")
     parser.add_argument("--faults", action="store_true", help="inject faults (a)-(e)")
     parser.add_argument("--outage-seconds", type=float, default=5.0)
     parser.add_argument(
