@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Any
 
@@ -74,8 +74,9 @@ class MathModel:
     def name(self) -> str:
         return str(self.definition["name"])
 
-    @property
+    @cached_property
     def version(self) -> str:
+        """Computed once: the definition is never changed after the model is made."""
         canonical = json.dumps(self.definition, sort_keys=True, separators=(",", ":"))
         return f"{self.name}-{hashlib.sha256(canonical.encode()).hexdigest()[:16]}"
 
@@ -124,7 +125,7 @@ def registry() -> dict[str, MathModel]:
     """Every published model, by version."""
     models: dict[str, MathModel] = {}
     for entry in resources.files("domain.models").iterdir():
-        if entry.name.endswith(".json"):
+        if entry.name.endswith(".json") and not entry.name.endswith(".par.json"):
             model = load_definition(entry.read_text())
             models[model.version] = model
     return models

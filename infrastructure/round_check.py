@@ -11,12 +11,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
-from domain.engine import RoundOutcome, resolve_round
+from domain.engine import RoundOutcome, play_round
 from domain.errors import RuleViolation, UnknownModelVersion
-from domain.model import MathModel, model_for
 from domain.player import round_id_of
 from domain.progress import Progress
 
@@ -57,26 +55,9 @@ class Finding:
     detail: str
 
 
-class _VersionedModel(MathModel):
-    """A published model whose version (a hash of its whole definition) is computed once."""
-
-    @cached_property
-    def version(self) -> str:
-        return MathModel.version.fget(self)  # type: ignore[attr-defined,no-any-return]
-
-
-_MODELS: dict[str, tuple[MathModel, MathModel]] = {}  # version -> (published, fast copy)
-
-
 def rederive(progress: Progress, stake: int, seed: bytes, model_version: str) -> RoundOutcome:
-    """domain.engine.play_round on the recorded model version (its hash computed once)."""
-    published = model_for(model_version)  # asked every time: only published models re-derive
-    cached = _MODELS.get(model_version)
-    if cached is None or cached[0] is not published:
-        fast = _VersionedModel(published.definition)
-        cached = (published, fast if fast.version == published.version else published)
-        _MODELS[model_version] = cached
-    return resolve_round(cached[1], progress, stake, seed)
+    """domain.engine.play_round on the recorded model version (only published models re-derive)."""
+    return play_round(progress, stake, seed, model_version)
 
 
 def plain(value: Any) -> Any:

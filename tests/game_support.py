@@ -33,12 +33,12 @@ def cells_of(reels: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return cells, vals
 
 
-def model_with(**changes: Any) -> MathModel:
+def model_with(name: str = "test-model", **changes: Any) -> MathModel:
     """The current model with top-level numbers changed; `states` entries apply to every state."""
     definition = json.loads(json.dumps(current_model().definition))
     state_changes = changes.pop("states", {})
     definition.update(changes)
     for table in definition["states"].values():
         table.update(state_changes)
-    definition["name"] = "test-model"
+    definition["name"] = name
     return MathModel(definition)
