@@ -1,0 +1,42 @@
+"""Found by bench/soak.py: once `python -m infrastructure.par_report` published its results
+beside the model (domain/models/pumpkin-v1.par.json, which the rules document reads), every spin
+of a freshly started server answered 500: the model registry took the PAR file for a model
+(KeyError: 'name')."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from domain import model as model_module
+
+
+@pytest.fixture
+def models_folder_with_par_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """A copy of the published models, with PAR results beside them."""
+    for entry in resources.files("domain.models").iterdir():
+        if entry.name.endswith(".json") and not entry.name.endswith(".par.json"):
+            (tmp_path / entry.name).write_text(entry.read_text())
+    (tmp_path / "pumpkin-v1.par.json").write_text(json.dumps({"all_pass": True, "rtp": 0.96}))
+    monkeypatch.setattr(model_module.resources, "files", lambda _package: tmp_path)
+    model_module.registry.cache_clear()
+    model_module.current_model.cache_clear()
+    try:
+        yield tmp_path
+    finally:
+        model_module.registry.cache_clear()
+        model_module.current_model.cache_clear()
+
+
+def test_par_results_beside_the_models_are_not_taken_for_a_model(
+    models_folder_with_par_results: Path,
+) -> None:
+    models = model_module.registry()
+    assert models and all(m.name == "pumpkin-v1" for m in models.values())
+    assert model_module.current_model().name == "pumpkin-v1"
