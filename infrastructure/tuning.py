@@ -111,6 +111,51 @@ def correct_from_par(definition: dict[str, Any], par: dict[str, Any]) -> list[st
     return corrected
 
 
+def pooled_correction(
+    definition: dict[str, Any], runs: list[dict[str, Any]], keys: set[str]
+) -> None:
+    """Refine the given states from every run of them so far (PAR result files).
+
+    Each run measured RTP r_i after n_i rounds at scale k_i. With L(k) the exact line RTP at the
+    scatter chance of k and the features' part F = r - L proportional to k, the slope is
+    b = F / k + L'(k); every run is moved to the current k along it, the moved figures are
+    averaged by rounds played, and k goes to where that average meets the target.
+    """
+    model = MathModel(definition)
+    for key in sorted(keys):
+        level = int(key[1])
+        k0 = definition["states"][key]["scale_ppm"] / 1_000_000
+        measured = [
+            (
+                r["states"][key]["parameters"]["scale_ppm"] / 1e6,
+                r["states"][key]["rtp"],
+                r["states"][key]["spins"],
+            )
+            for r in runs
+            if "parameters" in r["states"].get(key, {})
+        ]
+
+        def line(k: float, level: int = level) -> float:
+            return base_line_rtp(model, state_table(level, k)["scatter_ppm"])[0]
+
+        features = sum(n * (r - line(k)) / k for k, r, n in measured) / sum(n for *_, n in measured)
+        slope = features + (line(k0 * 1.01) - line(k0 * 0.99)) / (0.02 * k0)
+        pooled = sum(n * (r + slope * (k0 - k)) for k, r, n in measured) / sum(
+            n for *_, n in measured
+        )
+        k_new = k0 + (TARGET_RTP - pooled) / slope
+        definition["states"][key] = state_table(level, k_new)
+        log.info(
+            "pooled",
+            state=key,
+            runs=len(measured),
+            pooled_rtp=round(pooled, 5),
+            slope=round(slope, 4),
+            k=round(k0, 5),
+            k_new=round(k_new, 5),
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pilot", type=int, default=3_000_000)
@@ -122,8 +167,20 @@ def main() -> None:
         default=None,
         help="refine every state from a PAR results file instead of simulating",
     )
+    parser.add_argument(
+        "--pool",
+        type=Path,
+        nargs="*",
+        default=None,
+        help="with --only: refine those states from every run in these PAR result files",
+    )
     args = parser.parse_args()
     definition = json.loads(MODEL_FILE.read_text())
+    if args.pool:
+        runs = [json.loads(path.read_text()) for path in args.pool]
+        pooled_correction(definition, runs, set(filter(None, args.only.split(","))))
+        MODEL_FILE.write_text(json.dumps(definition, indent=1, sort_keys=True) + "\n")
+        return
     if args.correct_from_par:
         corrected = correct_from_par(definition, json.loads(args.correct_from_par.read_text()))
         MODEL_FILE.write_text(json.dumps(definition, indent=1, sort_keys=True) + "\n")
