@@ -5,12 +5,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import AfterValidator
 
 from domain.errors import RuleViolation
 from infrastructure.http.auth import CallerDep
@@ -19,7 +22,32 @@ from infrastructure.http.routes_operator import ERRORS
 
 router = APIRouter(prefix="/audit", tags=["audit"], responses=ERRORS)  # type: ignore[arg-type]
 
-Time = Annotated[str | None, Query(max_length=40, description="ISO-8601, e.g. 2026-11-30")]
+_ISO_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?)?(Z|[+-]\d{2}:\d{2})?"
+)
+
+
+def _iso_time(value: str | None) -> str | None:
+    """An ISO-8601 date or time both stores understand (PostgreSQL refused the rest with a 500)."""
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value) if _ISO_TIME.fullmatch(value) else None
+    except ValueError:
+        moment = None
+    offset = moment.utcoffset() if moment is not None else None
+    if moment is None or (offset is not None and abs(offset) >= timedelta(hours=16)):
+        raise ValueError("an ISO-8601 date or time, e.g. 2026-11-30 or 2026-11-30T12:00:00Z")
+    return value
+
+
+Time = Annotated[
+    str | None,
+    Query(max_length=40, description="ISO-8601, e.g. 2026-11-30"),
+    AfterValidator(_iso_time),
+]
+PlayerFilter = Annotated[str | None, Query(max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+ModelFilter = Annotated[str | None, Query(max_length=80, pattern=r"^[\x21-\x7e]+$")]
 
 
 class ReadModelsUnavailable(RuleViolation):
@@ -42,7 +70,7 @@ def stats(
     deps: Deps,
     since: Time = None,
     until: Time = None,
-    model_version: Annotated[str | None, Query(max_length=80)] = None,
+    model_version: ModelFilter = None,
 ) -> Any:
     """Per day, game state and model version: rounds, staked, won, actual beside theoretical
     RTP, feature counts, jackpots by tier and the largest wins."""
@@ -55,12 +83,12 @@ def stats(
 def rounds(
     caller: CallerDep,
     deps: Deps,
-    player_id: Annotated[str | None, Query(max_length=64)] = None,
+    player_id: PlayerFilter = None,
     since: Time = None,
     until: Time = None,
     min_win: Annotated[int | None, Query(ge=0)] = None,
     feature: Annotated[str | None, Query(max_length=40)] = None,
-    model_version: Annotated[str | None, Query(max_length=80)] = None,
+    model_version: ModelFilter = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> Any:
     """Round summaries matching every filter, newest first (big wins: `min_win`)."""
@@ -90,7 +118,7 @@ def balances(caller: CallerDep, deps: Deps) -> Any:
 def events(
     caller: CallerDep,
     deps: Deps,
-    player_id: Annotated[str | None, Query(max_length=64)] = None,
+    player_id: PlayerFilter = None,
     format: Literal["csv", "jsonl"] = "jsonl",  # noqa: A002 - the query parameter's name
 ) -> Any:
     """The audit trail: every event flattened (stream, version, position, name, time, round,
