@@ -51,6 +51,7 @@ INJECTIONS = [
     "$(reboot)",
     "{{7*7}}",
     "<script>alert(1)</script>",
+    "nul%00byte",  # a NUL once decoded: PostgreSQL refuses NUL in text, stop it before
 ]
 
 
