@@ -102,22 +102,46 @@ def tail_estimate(buckets: list[int], spins: int) -> float | None:
         at_least = sum(buckets[edges.index(x) + 1 :])
         if at_least:
             points.append((math.log(x), math.log(at_least / spins)))
-    if len(points) < 2:
-        return None
+    if len(points) < 3:
+        return None  # no round reached 5,000 x: too little tail to extrapolate from
     mx = sum(p[0] for p in points) / len(points)
     my = sum(p[1] for p in points) / len(points)
     slope = sum((p[0] - mx) * (p[1] - my) for p in points) / sum((p[0] - mx) ** 2 for p in points)
     return math.exp(my + slope * (math.log(10_000) - mx))
 
 
-def max_win_odds(states: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    hits = sum(int(s["max_win_hits"]) for s in states.values())
-    estimates = {
-        key: s["max_win_tail_estimate"]
-        for key, s in states.items()
-        if s.get("max_win_tail_estimate")
+def tail_run(master: bytes, spins: int) -> dict[str, Any]:
+    """A run of the most volatile state (both multipliers at x3) for the max win's odds alone,
+    kept apart from the proof runs; its win distribution is published with it."""
+    model = current_model()
+    key = state_key(5, 6, 6)
+    seed = state_seed(master, "max-win:" + key)
+    totals = simulate(
+        spec_for(model, level=5, hw_halves=6, fs_halves=6, master_seed=seed, spins=spins)
+    )
+    summary = totals.summary()
+    return {
+        "state": key,
+        "spins": spins,
+        "seed": seed.hex(),
+        "master_seed": master.hex(),
+        "win_distribution": dict(zip(_bucket_names(), totals.buckets, strict=True)),
+        "max_win_hits": summary["max_win_hits"],
+        "largest_win_x_stake": summary["largest_win_x_stake"],
+        "estimate": tail_estimate(totals.buckets, spins),
     }
-    best = max(estimates, key=lambda k: estimates[k]) if estimates else None
+
+
+def _bucket_names() -> list[str]:
+    edges = list(BUCKET_EDGES_X)
+    names = ["0", f"(0, {edges[1]})"]
+    names += [f"[{a}, {b})" for a, b in zip(edges[1:], edges[2:], strict=False)]
+    return [*names, f">= {edges[-1]}"]
+
+
+def max_win_odds(states: dict[str, dict[str, Any]], tail: dict[str, Any]) -> dict[str, Any]:
+    hits = sum(int(s["max_win_hits"]) for s in states.values()) + int(tail["max_win_hits"])
+    spins = sum(int(s["spins"]) for s in states.values()) + int(tail["spins"])
     observed = [
         {
             "state": key,
@@ -128,14 +152,15 @@ def max_win_odds(states: dict[str, dict[str, Any]]) -> dict[str, Any]:
         for key, s in states.items()
         if s["max_win_hits"]
     ]
-    spins = sum(int(s["spins"]) for s in states.values())
     return {
         "observed_max_wins": hits,
         "observed": observed,
         "simulated_spins": spins,
-        "most_likely_state": best,
-        "estimated_one_in": round(1 / estimates[best]) if best else None,
-        "method": "log-log extrapolation of the simulated tail P(win >= x), x = 1,000 to 5,000",
+        "most_likely_state": tail["state"],
+        "estimated_one_in": round(1 / tail["estimate"]) if tail["estimate"] else None,
+        "method": "log-log extrapolation of P(win >= x), x = 1,000, 2,500 and 5,000, "
+        f"from a separate run of {tail['spins']:,} rounds in {tail['state']}",
+        "tail_run": tail,
     }
 
 
@@ -148,6 +173,15 @@ def odds_text(odds: dict[str, Any]) -> str:
         text += (
             f"; estimated about 1 in {odds['estimated_one_in']:,} rounds in "
             f"{odds['most_likely_state']} ({odds['method']})"
+        )
+    tail = odds.get("tail_run")
+    if tail:
+        above = tail["win_distribution"]["[5000, 10000)"]
+        text += (
+            f". In that run {above} rounds won 5,000 x or more (Grand jackpot rounds: the Grand "
+            f"pays 2,500 x the x3 multiplier), the largest {tail['largest_win_x_stake']:,.0f} x; "
+            "the tail is that lumpy, so the estimate leans high (the true odds are likely "
+            "longer)"
         )
     return text
 
@@ -208,11 +242,12 @@ def main() -> None:
     parser.add_argument("--target-half-width", type=float, default=0.0042)
     parser.add_argument("--max-spins", type=int, default=150_000_000)
     parser.add_argument("--seed", default=None, help="master seed, 64 hex digits")
+    parser.add_argument("--tail-spins", type=int, default=100_000_000)
     parser.add_argument(
         "--only",
         default="",
-        help="comma-separated state keys to (re)run; the other states keep their published run, "
-        "which stays valid while their parameters are unchanged",
+        help="comma-separated state keys to (re)run (and/or 'tail' for the max-win tail run); the "
+        "other states keep their published run, valid while their parameters are unchanged",
     )
     args = parser.parse_args()
     from domain.exact import base_line_rtp
@@ -222,11 +257,18 @@ def main() -> None:
     results_file = ROOT / "domain" / "models" / f"{model.name}.par.json"
     only = set(filter(None, args.only.split(",")))
     states: dict[str, dict[str, Any]] = {}
+    tail: dict[str, Any] | None = None
     if only:
-        states = json.loads(results_file.read_text())["states"]
+        published = json.loads(results_file.read_text())
+        states = published["states"]
+        tail = published.get("max_win_odds", {}).get("tail_run")
+        if "tail" in only or tail is None:
+            tail = None  # "tail" in --only: run the max-win tail run again
+        only.discard("tail")
+    partial = bool(args.only)
     for level, hw, fs in all_states():
         key = state_key(level, hw, fs)
-        if only and key not in only:
+        if partial and key not in only:
             kept = states[key]
             if kept.get("parameters") != model.state(level, hw, fs):
                 raise SystemExit(f"{key}: its parameters changed since its run; rerun it too")
@@ -236,6 +278,8 @@ def main() -> None:
         summary["parameters"] = model.state(level, hw, fs)
         summary["master_seed"] = master.hex()
         states[key] = summary
+    if tail is None:
+        tail = tail_run(master, args.tail_spins)
     results = {
         "model_version": model.version,
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -243,7 +287,7 @@ def main() -> None:
         "total_spins": sum(int(s["spins"]) for s in states.values()),
         "states": states,
         "all_pass": all(all(s["checks"].values()) for s in states.values()),
-        "max_win_odds": max_win_odds(states),
+        "max_win_odds": max_win_odds(states, tail),
         "exact_base_line_rtp": base_line_rtp(model, model.state(0, 2, 2)["scatter_ppm"])[0],
     }
     results_file.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
