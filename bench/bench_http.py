@@ -202,8 +202,17 @@ def open_sessions(base: str, players: int, prefix: str) -> list[tuple[str, str]]
 
 
 async def drive_http(
-    base: str, server_pid: int, players: int, seconds: float, warmup: float, label: str
+    base: str,
+    server_pid: int,
+    players: int,
+    seconds: float,
+    warmup: float,
+    label: str,
+    rate: float = 0.0,
 ) -> str:
+    """Spins back to back (rate 0: the most the server does), or offered at `rate` spins/s in
+    all: each player's spins are due at fixed times, and a spin's latency runs from the time it
+    was due, so a queue behind a slow answer is counted too (no coordinated omission)."""
     sessions = open_sessions(base, players, "http")
     host, port = base.removeprefix("http://").split(":")
     latencies: list[float] = []
@@ -215,24 +224,32 @@ async def drive_http(
     loop.call_at(measure_from, lambda: cpu_at.append(process_tree_cpu(server_pid)))
     loop.call_at(stop_at, lambda: cpu_at.append(process_tree_cpu(server_pid)))
 
-    async def player(session_id: str, token: str) -> None:
+    interval = players / rate if rate else 0.0
+
+    async def player(index: int, session_id: str, token: str) -> None:
         nonlocal errors
         connection = Connection(host, int(port))
         n = 0
+        due = loop.time() + interval * index / players
         try:
             while (now := loop.time()) < stop_at:
                 n += 1
-                began = time.perf_counter()
+                if interval:
+                    if due > now:
+                        await asyncio.sleep(due - now)
+                    began, due = due, due + interval
+                else:
+                    began = now
                 status, _ = await connection.post(
                     f"/sessions/{session_id}/spins", {"stake": STAKE, "request_id": f"s{n}"}, token
                 )
-                if now >= measure_from:
-                    latencies.append(time.perf_counter() - began)
+                if began >= measure_from:
+                    latencies.append(loop.time() - began)
                     errors += status != 200
         finally:
             connection.close()
 
-    await asyncio.gather(*(player(s, t) for s, t in sessions))
+    await asyncio.gather(*(player(i, s, t) for i, (s, t) in enumerate(sessions)))
     return summary(label, latencies, seconds, errors, cpu_at[-1] - cpu_at[0])
 
 
@@ -248,6 +265,10 @@ def main() -> None:
     )
     parser.add_argument("--players", type=int, default=32)
     parser.add_argument(
+        "--rate", type=float, default=0.0,
+        help="offered spins/s in all, paced (0: back to back, the most the server does)",
+    )
+    parser.add_argument(
         "--projections", action="store_true", help="run the projections inside the API process too"
     )
     args = parser.parse_args()
@@ -260,7 +281,9 @@ def main() -> None:
     for workers in args.workers:
         label = f"HTTP, {workers} server process{'es' if workers > 1 else ''}"
         with fresh_database() as url, server(url, args.projections, workers) as (base, pid):
-            run = drive_http(base, pid, args.players, args.seconds, 2.0, label)
+            if args.rate:
+                label += f", offered {args.rate:.0f}/s"
+            run = drive_http(base, pid, args.players, args.seconds, 2.0, label, args.rate)
             print(asyncio.run(run), flush=True)
     print(
         f"load average after {os.getloadavg()[0]:.1f}. CPU = CPU time of the measured process(es)"
