@@ -48,7 +48,7 @@ from domain.player import (
     topic_of,
 )
 from domain.recall import round_view
-from infrastructure.persistence import ensure_database, event_store_env
+from infrastructure.persistence import ensure_database, event_store_env, schema_lock
 from infrastructure.ports import SessionRef
 
 T = TypeVar("T")
@@ -113,7 +113,8 @@ class PumpkinApplication(Application[UUID]):
     @classmethod
     def from_url(cls, database_url: str) -> PumpkinApplication:
         ensure_database(database_url)
-        return cls(env=event_store_env(database_url))
+        with schema_lock(database_url):
+            return cls(env=event_store_env(database_url))
 
     # -- players and money -----------------------------------------------------------------------
 

@@ -114,6 +114,26 @@ def ensure_database(url: str) -> None:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(address.dbname)))
 
 
+SCHEMA_LOCK = 0x70756D706B696E  # advisory lock key held while creating tables ("pumpkin")
+
+
+@contextlib.contextmanager
+def schema_lock(url: str) -> Iterator[None]:
+    """Create tables one process at a time. Processes starting together on one PostgreSQL
+    database (`serve --workers 2`, a runner beside the API) otherwise race in the catalog: the
+    library's CREATE OR REPLACE FUNCTION fails with "tuple concurrently updated", and two
+    CREATE TABLE IF NOT EXISTS with a duplicate pg_type key. SQLite serialises writers itself."""
+    if not url.startswith("postgresql"):
+        yield
+        return
+    with psycopg.connect(postgres_address(url).conninfo(), autocommit=True) as connection:
+        connection.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+        try:
+            yield
+        finally:
+            connection.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
+
+
 @dataclass
 class _Write:
     events: Sequence[StoredEvent]
