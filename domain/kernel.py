@@ -383,12 +383,9 @@ def play(rng, P, level, hw_h, fs_h, tr, on, out):  # type: ignore[no-untyped-def
         if cells[i] == BOOSTER:
             boosted = True
             out[O_BOOSTER] = 1
-            if vals[i] == 0:
-                out[O_HW_HALVES] = min(out[O_HW_HALVES] + 1, _X3)
-                _record(tr, on, R_BOOSTER, 0, 0, out[O_HW_HALVES], 0, 0, 0, 0)
-            else:
-                out[O_FS_HALVES] = min(out[O_FS_HALVES] + 1, _X3)
-                _record(tr, on, R_BOOSTER, 0, 1, out[O_FS_HALVES], 0, 0, 0, 0)
+            slot = O_HW_HALVES + vals[i]  # the booster's bonus: 0 Hold & Win, 1 Free Spins
+            out[slot] = min(out[slot] + 1, _X3)
+            _record(tr, on, R_BOOSTER, 0, vals[i], out[slot], 0, 0, 0, 0)
     # 8. coins thrown at the Pumpkins
     activated = 0
     n_active = 0

@@ -147,6 +147,17 @@ class Player(Aggregate):
             self.level, self.spins_to_next_level, self.hold_and_win_halves, self.free_spins_halves
         )
 
+    def state(self) -> dict[str, Any]:
+        """The player state of CONTRACT.md."""
+        return {
+            "player_id": self.player_id,
+            "balance": self.balance,
+            "level": self.level,
+            "spins_to_next_level": self.spins_to_next_level,
+            "hold_and_win_multiplier": self.hold_and_win_halves / 2,
+            "free_spins_multiplier": self.free_spins_halves / 2,
+        }
+
     def replayed(self, request_id: str, fingerprint: str) -> Any | None:
         """The result reference of a request already applied, or None if it is new."""
         check_request_id(request_id)

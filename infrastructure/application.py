@@ -132,16 +132,7 @@ class PumpkinApplication(Application[UUID]):
         return self._command(player_id, lambda player: player.withdraw(amount, request_id))
 
     def player_state(self, player_id: str) -> dict[str, Any]:
-        player = self._player(player_id)
-        progress = player.progress
-        return {
-            "player_id": player.player_id,
-            "balance": player.balance,
-            "level": progress.level,
-            "spins_to_next_level": progress.spins_to_next_level,
-            "hold_and_win_multiplier": progress.hold_and_win_multiplier,
-            "free_spins_multiplier": progress.free_spins_multiplier,
-        }
+        return self._player(player_id).state()
 
     # -- sessions --------------------------------------------------------------------------------
 

@@ -38,16 +38,7 @@ class StreamResult:
 
 
 def player_state_of(player: Player) -> dict[str, Any]:
-    progress = player.progress
-    return {
-        "player_id": player.player_id,
-        "balance": player.balance,
-        "level": progress.level,
-        "spins_to_next_level": progress.spins_to_next_level,
-        "hold_and_win_multiplier": progress.hold_and_win_multiplier,
-        "free_spins_multiplier": progress.free_spins_multiplier,
-        "rounds": player.rounds,
-    }
+    return {**player.state(), "rounds": player.rounds}
 
 
 class StreamChecker:
