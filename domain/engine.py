@@ -19,7 +19,7 @@ from domain.errors import InvalidStake
 from domain.facts import Fact
 from domain.kernel import play
 from domain.model import MathModel, current_model, model_for
-from domain.progress import Progress, count_spin, unlock_if_due
+from domain.progress import NEW_PLAYER, Progress, count_spin, unlock_if_due
 from domain.rng import SEED_BYTES, new_generator
 from domain.symbols import BONUSES, COIN, COLLECTOR, EMPTY, JACKPOT_TIERS, KINDS, PAYING, cell_name
 
@@ -89,6 +89,12 @@ def resolve_round(model: MathModel, progress: Progress, stake: int, seed: bytes)
         total_win=int(out[L.O_WIN]) * (stake // L.UNITS_PER_STAKE),
         max_win_hit=bool(out[L.O_MAX_WIN]),
     )
+
+
+def warm_up() -> None:
+    """Compile the kernel (or load it from numba's cache) now, not on a player's first spin:
+    a first compile takes about ten seconds. Plays one throwaway round on a fixed seed."""
+    resolve_round(current_model(), NEW_PLAYER, STAKES[0], bytes(SEED_BYTES))
 
 
 def _run_kernel(model: MathModel, state: Progress, seed: bytes) -> tuple[np.ndarray, np.ndarray]:

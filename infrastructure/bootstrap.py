@@ -118,6 +118,7 @@ def start_projections_in_process(settings: Settings) -> Callable[[], object] | N
 
 
 def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime:
+    warm_up_engine()
     application = build_application(settings)
     runtime = Runtime(settings, application, FastAPI())
     runtime.closers.append(application.close)
@@ -133,6 +134,17 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
     )
     log.info("service_built", database=settings.database_url_for_log)
     return runtime
+
+
+def warm_up_engine() -> None:
+    """The game kernel compiled (or loaded from its cache) before the first request."""
+    import time
+
+    from domain.engine import warm_up
+
+    started = time.perf_counter()
+    warm_up()
+    log.info("engine_ready", seconds=round(time.perf_counter() - started, 2))
 
 
 def worker_http_app() -> FastAPI:

@@ -100,7 +100,7 @@ def test_serve_alone_is_a_working_service_and_logs_its_generated_keys_once(
         )
     try:
         base = f"http://127.0.0.1:{port}"
-        for _ in range(200):
+        for _ in range(1200):  # up to a minute: a first start compiles the game kernel
             try:
                 if httpx.get(f"{base}/health").status_code == 200:
                     break
