@@ -20,14 +20,12 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 
 import httpx
-import psycopg
-from psycopg import sql
+
+from infrastructure.persistence import temporary_postgres_database
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
@@ -42,28 +40,9 @@ def free_port() -> int:
         return port
 
 
-@contextmanager
-def fresh_postgres_database(prefix: str = "pumpkin_fault") -> Iterator[str]:
-    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
-    finally:
-        for _ in range(30):  # the server may be restarting (soak --restart-postgres)
-            try:
-                with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-                    admin.execute(
-                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                        "WHERE datname = %s AND pid <> pg_backend_pid()",
-                        (name,),
-                    )
-                    admin.execute(
-                        sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name))
-                    )
-                break
-            except psycopg.OperationalError:
-                time.sleep(1)
+def fresh_postgres_database(prefix: str = "pumpkin_fault") -> AbstractContextManager[str]:
+    """A fresh database, dropped afterwards (retrying while the server restarts)."""
+    return temporary_postgres_database(prefix, PG_ADMIN)
 
 
 class TcpProxy:

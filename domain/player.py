@@ -68,9 +68,12 @@ def round_id_of(player_id: str, number: int) -> str:
     return f"{player_id}.{number}"
 
 
+_ROUND_NUMBER = re.compile(r"[1-9][0-9]{0,17}")  # ASCII, no leading zero: one spelling per round
+
+
 def parse_round_id(round_id: str) -> tuple[str, int] | None:
     player_id, _, number = round_id.rpartition(".")
-    if not _PLAYER_ID.fullmatch(player_id) or not number.isdigit() or int(number) < 1:
+    if not _PLAYER_ID.fullmatch(player_id) or not _ROUND_NUMBER.fullmatch(number):
         return None
     return player_id, int(number)
 

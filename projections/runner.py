@@ -16,7 +16,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from eventsourcing.persistence import Notification, Tracking
+import psycopg
+from eventsourcing.persistence import Notification, PersistenceError, Tracking
 
 from infrastructure.logging import get_logger
 from projections.database import HasDatabaseUrl, database_url_of, is_postgres, open_datastore
@@ -172,13 +173,35 @@ def rebuild(settings: HasDatabaseUrl | str) -> int:
         runner.stop()
 
 
+_STORE_UNAVAILABLE = (OSError, psycopg.Error, PersistenceError)
+
+
+def _start_when_the_store_answers(
+    settings: HasDatabaseUrl | str, stop: threading.Event
+) -> ProjectionsRunner | None:
+    """Start following; while the store refuses (restarting, out of connections), try again
+    with a growing pause rather than exit: a runner left down would leave every view behind."""
+    pause = 0.5
+    while not stop.is_set():
+        try:
+            return ProjectionsRunner(settings).start()
+        except _STORE_UNAVAILABLE as error:
+            log.warning("projections_store_unavailable", error=type(error).__name__,
+                        retry_in_seconds=pause)
+            stop.wait(pause)
+            pause = min(pause * 2, 10.0)
+    return None
+
+
 def run(settings: HasDatabaseUrl | str, stop: threading.Event | None = None) -> None:
     """Follow the store until `stop` is set, SIGTERM or Ctrl-C."""
     stop = stop or threading.Event()
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())
-    runner = ProjectionsRunner(settings).start()
+    runner = _start_when_the_store_answers(settings, stop)
+    if runner is None:
+        return
     log.info("projections_following", position=runner.position)
     try:
         stop.wait()

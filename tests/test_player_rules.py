@@ -117,3 +117,11 @@ def test_the_request_window_keeps_only_the_most_recent_ids(
     assert list(player.recent) == ["d2", "d3", "d4"]
     before = player.balance
     assert player.deposit(1, "d0") == before + 1  # forgotten, so applied again
+
+
+def test_a_round_id_has_one_spelling() -> None:
+    from domain.player import parse_round_id
+
+    assert parse_round_id("ann.12") == ("ann", 12)
+    for alias in ("ann.012", "ann.0", "ann.\uff11", "ann.1 ", "ann.+1", "ann."):
+        assert parse_round_id(alias) is None
