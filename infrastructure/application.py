@@ -243,10 +243,7 @@ class PumpkinApplication(Application[UUID]):
         aggregate_id = player_aggregate_id(player_id)
         cached = self._players.get(aggregate_id)
         if cached is None:
-            try:
-                player: Player = self.repository.get(aggregate_id, projector_func=_project)
-            except AggregateNotFoundError:
-                raise PlayerNotFound(f"no player {player_id!r}") from None
+            player = self._load_player(player_id, aggregate_id)
         else:
             newer = list(self.events.get(aggregate_id, gt=cached.version)) if fresh else []
             if not newer:
@@ -254,6 +251,22 @@ class PumpkinApplication(Application[UUID]):
             player = _project(deepcopy(cached), newer)
         self._players.put(player)
         return deepcopy(player)
+
+    def _load_player(self, player_id: str, aggregate_id: UUID) -> Player:
+        """From its snapshot and the events after it; from the events alone if the snapshot
+        cannot be read (a snapshot only speeds loading: the stream is the truth)."""
+        try:
+            player: Player = self.repository.get(aggregate_id, projector_func=_project)
+            return player
+        except AggregateNotFoundError:
+            raise PlayerNotFound(f"no player {player_id!r}") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            _log.error("snapshot_unreadable_replaying_events", extra={
+                "player_id": player_id, "error": type(error).__name__})
+        replayed: Player | None = _project(None, self.events.get(aggregate_id))
+        if replayed is None:
+            raise PlayerNotFound(f"no player {player_id!r}")
+        return replayed
 
     def _player_of_session(self, session_id: str) -> str:
         known = self._session_players.get(session_id)
