@@ -7,7 +7,7 @@ database, dropped afterwards. If PostgreSQL is unreachable the test errors: it n
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 
 import pytest
@@ -28,14 +28,19 @@ def sqlite_url(directory: Path) -> str:
     return f"sqlite:///{directory / 'events.db'}"
 
 
+def open_store(kind: str, directory: Path, stack: ExitStack) -> str:
+    """A fresh empty event store of `kind` (one of STORES): a SQLite file in `directory`, or a
+    new PostgreSQL database dropped when `stack` closes."""
+    if kind == "sqlite":
+        return sqlite_url(directory)
+    return stack.enter_context(fresh_postgres_database())
+
+
 @pytest.fixture(params=STORES)
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh empty event store: a SQLite file or a new PostgreSQL database."""
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-    else:
-        with fresh_postgres_database() as url:
-            yield url
+    with ExitStack() as stack:
+        yield open_store(request.param, tmp_path, stack)
 
 
 @pytest.fixture

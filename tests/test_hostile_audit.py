@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 
 import pytest
-from conftest import STORES, fresh_postgres_database, sqlite_url
+from conftest import STORES, open_store
 from fastapi.testclient import TestClient
 from http_support import AUDITOR, Journey, bearer, served_client
 
@@ -37,10 +37,7 @@ def client(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[TestClient]:
     with ExitStack() as stack:
-        if request.param == "sqlite":
-            url = sqlite_url(tmp_path_factory.mktemp("audit"))
-        else:
-            url = stack.enter_context(fresh_postgres_database())
+        url = open_store(request.param, tmp_path_factory.mktemp("audit"), stack)
         client = stack.enter_context(served_client(url))
         Journey(client).spin()
         yield client

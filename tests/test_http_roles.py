@@ -7,7 +7,7 @@ from contextlib import ExitStack
 from typing import Any
 
 import pytest
-from conftest import STORES, fresh_postgres_database, sqlite_url
+from conftest import STORES, open_store
 from fastapi.testclient import TestClient
 from http_support import AUDITOR, OPERATOR, Journey, bearer, client_for, unique
 
@@ -78,10 +78,7 @@ def client(
 ) -> Iterator[TestClient]:
     """One app per store for the whole matrix (a fresh database per cell would be slow)."""
     with ExitStack() as stack:
-        if request.param == "sqlite":
-            url = sqlite_url(tmp_path_factory.mktemp("roles"))
-        else:
-            url = stack.enter_context(fresh_postgres_database())
+        url = open_store(request.param, tmp_path_factory.mktemp("roles"), stack)
         application = PumpkinApplication.from_url(url)
         stack.callback(application.close)
         yield stack.enter_context(client_for(application))
