@@ -57,6 +57,13 @@ def par_results(model_version: str) -> dict[str, Any]:
     return {}
 
 
+@cache
+def current_rules_document() -> dict[str, Any]:
+    """The current model's document, built once per process: it takes a few hundred ms (exact
+    enumerations) and cannot change while the process runs. Callers must not modify it."""
+    return rules_document()
+
+
 def rules_document(model: MathModel | None = None) -> dict[str, Any]:
     model = model or current_model()
     d = model.definition

@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from domain.rules_document import current_rules_document
 from infrastructure.http.app import create_app
 from infrastructure.http.deps import AuditReads, HttpDeps
 from infrastructure.http.metrics import Metrics
@@ -20,7 +21,6 @@ from infrastructure.read_sources import (
     ReadYourWritesRounds,
     RoundSource,
     WriteSideRounds,
-    cached_rules_document,
     player_verifier,
 )
 from infrastructure.settings import Settings
@@ -74,7 +74,7 @@ def build_http_app(
         service=application,
         rounds=ReadYourWritesRounds(projection_rounds, WriteSideRounds(application)),
         verify_player=player_verifier(application),
-        rules_document=cached_rules_document,
+        rules_document=current_rules_document,
         operator_key=settings.operator_key.get_secret_value(),
         auditor_key=settings.auditor_key.get_secret_value(),
         metrics=metrics,

@@ -1,10 +1,9 @@
-"""What the HTTP API reads besides the write side: the rules document, the auditor's
-verification and the rounds read model (imports are lazy: they are heavy, and the CLI's
+"""What the HTTP API reads besides the write side: the auditor's verification and the rounds
+read model (imports are lazy: they are heavy, and the CLI's
 other commands do not need them)."""
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
@@ -14,19 +13,6 @@ from infrastructure.logging import get_logger
 
 T = TypeVar("T")
 log = get_logger("pumpkin.reads")
-
-
-def rules_document() -> dict[str, Any]:
-    from domain.rules_document import rules_document as build
-
-    return build()
-
-
-@functools.cache
-def cached_rules_document() -> dict[str, Any]:
-    """The rules document, built once per process (it takes a few hundred ms and never changes
-    while the process runs: the model version is fixed at start). GET /rules is public."""
-    return rules_document()
 
 
 def player_verifier(application: Any) -> Callable[[str], dict[str, Any]]:

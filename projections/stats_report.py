@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import functools
-import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from domain.rules_document import current_rules_document
 from projections.recorders import Row
 
 Read = Callable[[str, Mapping[str, Any]], list[Row]]
@@ -63,20 +62,11 @@ def _bucket(row: Row, jackpots: dict[str, Any]) -> dict[str, Any]:
     return bucket
 
 
-@functools.lru_cache(maxsize=1)
-def _rules_document() -> dict[str, Any] | None:
-    try:
-        document: dict[str, Any] = importlib.import_module("domain.rules_document").rules_document()
-    except (ImportError, AttributeError):
-        return None
-    return document
-
-
 def theoretical_rtp(state: str, model_version: str) -> float | None:
     """The rules document's RTP of a state: its PAR figure once published, else the design
-    target; None for a model version the document does not describe (or no document)."""
-    document = _rules_document()
-    if document is None or document.get("model_version") != model_version:
+    target; None for a model version the document does not describe."""
+    document = current_rules_document()
+    if document.get("model_version") != model_version:
         return None
     for described in document.get("states", []):
         if described.get("state") == state and described.get("rtp") is not None:

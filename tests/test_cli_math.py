@@ -42,12 +42,12 @@ def test_simulate_with_the_same_seed_repeats_itself() -> None:
 
 
 def test_rules_json_is_the_same_document_as_get_rules() -> None:
-    from infrastructure.read_sources import rules_document
+    from domain.rules_document import current_rules_document
 
     done = pumpkin("rules", "--json")
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
-    assert document == json.loads(json.dumps(rules_document()))
+    assert document == json.loads(json.dumps(current_rules_document()))
     for key in (
         "model_version",
         "stakes",
