@@ -91,24 +91,14 @@ def tune_state(
 
 
 def correct_from_par(definition: dict[str, Any], par: dict[str, Any]) -> list[str]:
-    """Refine the k of each state that missed a target in a PAR run, from its measurement.
-
-    RTP(k) is close to A + B k, where A is the line RTP with every feature off (exact), so the
-    measured RTP r at k gives k' = k (0.96 - A) / (r - A).
-    """
-    model = MathModel(definition)
-    base, _ = base_line_rtp(model, 0)
-    corrected = []
-    for key, measured in par["states"].items():
-        if all(measured.get("checks", {}).values()) and measured.get("checks"):
-            continue  # its run met every target: keep the state as proven
-        corrected.append(key)
-        table = definition["states"][key]
-        k = table["scale_ppm"] / 1_000_000
-        k_new = k * (TARGET_RTP - base) / (measured["rtp"] - base)
-        definition["states"][key] = state_table(int(key[1]), k_new)
-        log.info("corrected", state=key, k=round(k, 5), k_new=round(k_new, 5), rtp=measured["rtp"])
-    return corrected
+    """Refine the k of each state that missed a target in a PAR run, from that run."""
+    missed = [
+        key
+        for key, measured in par["states"].items()
+        if not measured.get("checks") or not all(measured["checks"].values())
+    ]
+    pooled_correction(definition, [par], set(missed))
+    return missed
 
 
 def pooled_correction(
