@@ -44,10 +44,6 @@ def check_stake(stake: object) -> int:
     return stake
 
 
-def current_model_version() -> str:
-    return current_model().version
-
-
 def play_round(
     progress: Progress, stake: int, seed: bytes, model_version: str | None = None
 ) -> RoundOutcome:

@@ -152,13 +152,14 @@ class Player(Aggregate):
 
     def state(self) -> dict[str, Any]:
         """The player state of CONTRACT.md."""
+        progress = self.progress
         return {
             "player_id": self.player_id,
             "balance": self.balance,
-            "level": self.level,
-            "spins_to_next_level": self.spins_to_next_level,
-            "hold_and_win_multiplier": self.hold_and_win_halves / 2,
-            "free_spins_multiplier": self.free_spins_halves / 2,
+            "level": progress.level,
+            "spins_to_next_level": progress.spins_to_next_level,
+            "hold_and_win_multiplier": progress.hold_and_win_multiplier,
+            "free_spins_multiplier": progress.free_spins_multiplier,
         }
 
     def replayed(self, request_id: str, fingerprint: str) -> Any | None:
