@@ -20,10 +20,18 @@ from infrastructure.http.errors import install_error_handlers
 from infrastructure.http.json_body import JsonBodies
 from infrastructure.http.middleware import RequestContext
 from infrastructure.http.ratelimit import RateLimiter
+from infrastructure.http.spin_lane import SpinLane
 from infrastructure.http.token_cache import OpenSessionCache
 
 
-def create_app(deps: HttpDeps, on_shutdown: Callable[[], object] | None = None) -> FastAPI:
+def create_app(
+    deps: HttpDeps,
+    on_shutdown: Callable[[], object] | None = None,
+    *,
+    spin_lane: bool = True,
+) -> FastAPI:
+    """spin_lane: answer spins on the hot path (infrastructure/http/spin_lane.py); off, the
+    framework's route answers them, identically (tests compare the two)."""
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
@@ -42,6 +50,8 @@ def create_app(deps: HttpDeps, on_shutdown: Callable[[], object] | None = None) 
     install_error_handlers(app, deps.metrics)
     for module in (routes_public, routes_operator, routes_play, routes_reads, routes_audit):
         app.include_router(module.router)
+    if spin_lane:
+        app.add_middleware(SpinLane)
     app.add_middleware(JsonBodies)
     app.add_middleware(RequestContext, metrics=deps.metrics, max_body_bytes=deps.max_body_bytes)
     return app

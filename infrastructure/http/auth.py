@@ -14,10 +14,12 @@ from typing import Annotated, Literal
 import structlog
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security.utils import get_authorization_scheme_param
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import HTTPConnection
 
 from domain.errors import SessionClosed
-from infrastructure.http.deps import Deps
+from infrastructure.http.deps import Deps, HttpDeps
 from infrastructure.http.errors import ApiError, forbidden, unauthorized
 from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.token_cache import OpenSessionCache
@@ -72,14 +74,10 @@ class Caller:
             raise unauthorized("this session is closed; its token is no longer valid")
 
 
-async def _caller(
-    request: Request,
-    deps: Deps,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Caller:
-    if credentials is None or not credentials.credentials:
+async def identify(request: HTTPConnection, deps: HttpDeps, secret: str | None) -> Caller:
+    """The caller a bearer secret names (rate limited per secret), or 401."""
+    if not secret:
         raise unauthorized()
-    secret = credentials.credentials
     limiter: RateLimiter = request.app.state.limiter
     if not limiter.allow(hashlib.blake2b(secret.encode(), digest_size=16).hexdigest()):
         raise ApiError("rate_limited", "too many requests", {"Retry-After": "1"})
@@ -98,6 +96,20 @@ async def _caller(
         sessions.remember(secret, session)
     structlog.contextvars.bind_contextvars(role="player", player_id=session.player_id)
     return Caller("player", session)
+
+
+def bearer_secret(authorization: str | None) -> str | None:
+    """The secret of an `Authorization: Bearer SECRET` header (as fastapi.security reads it)."""
+    scheme, secret = get_authorization_scheme_param(authorization)
+    return secret if authorization and scheme.lower() == "bearer" else None
+
+
+async def _caller(
+    request: Request,
+    deps: Deps,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Caller:
+    return await identify(request, deps, credentials.credentials if credentials else None)
 
 
 CallerDep = Annotated[Caller, Depends(_caller)]

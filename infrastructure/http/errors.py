@@ -97,47 +97,49 @@ def _validation_message(errors: Any) -> str:
     return "; ".join(parts) or "invalid request"
 
 
-def install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
-    def answer(code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-        metrics.errors.labels(code).inc()
-        return error_response(code, message, headers)
-
-    async def rule_violation(_request: Request, exc: Exception) -> JSONResponse:
+def answer_for(exc: BaseException, metrics: Metrics) -> JSONResponse:
+    """The answer to an exception a request raised: its named code, status and message."""
+    if isinstance(exc, ApiError):
+        return _answer(metrics, exc.code, exc.message, exc.headers)
+    if isinstance(exc, RuleViolation):
         code = getattr(exc, "code", "rule_violation")
         if code == "concurrent_update":  # the application's retries all lost the race
             metrics.store_conflicts.inc()
-        return answer(code, str(exc) or code.replace("_", " "))
-
-    async def api_error(_request: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, ApiError)  # registered for this type only
-        return answer(exc.code, exc.message, exc.headers)
-
-    async def invalid_request(_request: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, RequestValidationError)
-        return answer("invalid_request", _validation_message(exc.errors()))
-
-    async def http_error(_request: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, StarletteHTTPException)
+        return _answer(metrics, code, str(exc) or code.replace("_", " "))
+    if isinstance(exc, RequestValidationError):
+        return _answer(metrics, "invalid_request", _validation_message(exc.errors()))
+    if isinstance(exc, StarletteHTTPException):
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_request")
-        response = answer(code, str(exc.detail))
+        response = _answer(metrics, code, str(exc.detail))
         response.status_code = exc.status_code
         return response
-
-    async def store_outage(_request: Request, exc: Exception) -> JSONResponse:
+    if isinstance(exc, store_outage_types()):
         log.warning("store_unavailable", error=type(exc).__name__, detail=str(exc)[:200])
         metrics.store_outage(exc)
-        return answer("store_unavailable", "the store is unavailable, retry shortly")
+        return _answer(metrics, "store_unavailable", "the store is unavailable, retry shortly")
+    log.error("defect", exc_info=exc)
+    response = _answer(metrics, "internal_error", "an internal error; it has been logged")
+    response.status_code = 500
+    return response
 
-    async def defect(_request: Request, exc: Exception) -> JSONResponse:
-        log.error("defect", exc_info=exc)
-        response = answer("internal_error", "an internal error; it has been logged")
-        response.status_code = 500
-        return response
 
-    app.add_exception_handler(RuleViolation, rule_violation)
-    app.add_exception_handler(ApiError, api_error)
-    app.add_exception_handler(RequestValidationError, invalid_request)
-    app.add_exception_handler(StarletteHTTPException, http_error)
-    for outage in store_outage_types():
-        app.add_exception_handler(outage, store_outage)
-    app.add_exception_handler(Exception, defect)
+def _answer(
+    metrics: Metrics, code: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    metrics.errors.labels(code).inc()
+    return error_response(code, message, headers)
+
+
+def install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
+    async def handler(_request: Request, exc: Exception) -> JSONResponse:
+        return answer_for(exc, metrics)
+
+    for handled in (
+        RuleViolation,
+        ApiError,
+        RequestValidationError,
+        StarletteHTTPException,
+        *store_outage_types(),
+        Exception,
+    ):
+        app.add_exception_handler(handled, handler)

@@ -22,5 +22,5 @@ class JsonBodies:
             headers = [(k, v) for k, v in scope["headers"] if k != b"content-type"]
             declared = [v for k, v in scope["headers"] if k == b"content-type"]
             if not declared or not declared[0].split(b";")[0].strip().endswith(b"json"):
-                scope = {**scope, "headers": [*headers, (b"content-type", _JSON)]}
+                scope["headers"] = [*headers, (b"content-type", _JSON)]  # in place: routes label it
         await self.app(scope, receive, send)
