@@ -167,6 +167,18 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
         self._begin = sql.SQL("BEGIN; {}; {}; NOTIFY {}").format(
             *self.lock_table_statements, sql.Identifier(self.channel_name)
         )
+        # The rows as four parallel arrays in binary (the library sends one array of a
+        # composite type, which psycopg dumps as text in Python: 3x the CPU per event here).
+        # unnest keeps their order, so notification ids follow the events' order.
+        self._insert_rows = sql.SQL(
+            "INSERT INTO {}.{} (originator_id, originator_version, topic, state) "
+            "SELECT * FROM unnest(%b::{}[], %b::bigint[], %b::text[], %b::bytea[]) "
+            "RETURNING notification_id"
+        ).format(
+            sql.Identifier(self.datastore.schema),
+            sql.Identifier(self.events_table_name),
+            sql.SQL(self.datastore.originator_id_type),
+        )
 
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -231,14 +243,16 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
 
     def _insert(self, stored_events: Sequence[StoredEvent]) -> list[int]:
         """One transaction: table lock, notify, insert; the notification ids in order."""
-        rows = [
-            self.construct_pg_stored_event(e.originator_id, e.originator_version, e.topic, e.state)
-            for e in stored_events
-        ]
+        columns = (
+            [e.originator_id for e in stored_events],
+            [e.originator_version for e in stored_events],
+            [e.topic for e in stored_events],
+            [e.state for e in stored_events],
+        )
         with self.datastore.get_connection() as conn, conn.cursor() as cursor:
             try:
                 cursor.execute(self._begin)
-                cursor.execute(self.insert_events_statement, (rows,), prepare=True)
+                cursor.execute(self._insert_rows, columns, prepare=True)
                 ids = [row["notification_id"] for row in cursor.fetchall()]
                 cursor.execute("COMMIT")
             except BaseException:
