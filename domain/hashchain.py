@@ -13,12 +13,13 @@ to vouch for it; compare it with an anchor (e.g. the head a snapshot recorded) w
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
+
+import orjson
 
 GENESIS = "0" * 64  # the prev_hash of a stream's first event
 ENVELOPE = ("originator_id", "originator_version")
@@ -36,10 +37,17 @@ def _encode_value(value: object) -> object:
     raise TypeError(f"cannot encode {type(value).__name__} in a chained event")
 
 
+_CANONICAL = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
+
+
 def canonical_json(value: object) -> bytes:
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_encode_value
-    ).encode("utf-8")
+    """Sorted keys, compact, UTF-8: byte for byte what `json.dumps(value, sort_keys=True,
+    separators=(",", ":"), ensure_ascii=False, default=_encode_value)` writes (a property test
+    holds the two equal), at half the cost: it runs for every event written and checked. The one
+    difference is the spelling of a float under 1e-4 (0.00001, not 1e-05); no event carries one
+    (money is integers, multipliers 1.0-3.0).
+    """
+    return orjson.dumps(value, default=_encode_value, option=_CANONICAL)
 
 
 def event_digest(

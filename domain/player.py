@@ -15,12 +15,13 @@ Container entries are replaced, never mutated in place, so a copy only needs sha
 
 from __future__ import annotations
 
-import json
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
 from uuid import UUID, uuid5
 
+import orjson
 from eventsourcing.domain import Aggregate
 
 from domain.engine import RoundOutcome, check_stake, play_round
@@ -60,6 +61,7 @@ def check_amount(amount: int) -> None:
         raise InvalidAmount(f"an amount is a whole number of minor units, 1 to {MAX_AMOUNT}")
 
 
+@functools.lru_cache(maxsize=65_536)
 def player_aggregate_id(player_id: str) -> UUID:
     return uuid5(NAMESPACE, f"player:{player_id}")
 
@@ -85,7 +87,7 @@ def topic_of(cls: type) -> str:
 
 def _json_value(payload: Mapping[str, JSON]) -> dict[str, JSON]:
     """The payload exactly as it will read back from the store (tuples become lists)."""
-    value: dict[str, JSON] = json.loads(json.dumps(payload))
+    value: dict[str, JSON] = orjson.loads(orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS))
     return value
 
 

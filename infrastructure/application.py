@@ -313,6 +313,24 @@ class PumpkinApplication(Application[UUID]):
                 self._players.put(aggregate)  # the newest state: the next command starts here
         return True
 
+    def save(self, *objs: Any, **kwargs: Any) -> Any:
+        """The library's save, collecting our aggregates' events with a class check: its
+        runtime Protocol checks (isinstance against two Protocols per aggregate) cost ~4% of a
+        spin's CPU. Anything else is collected as the library does."""
+        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
+        for obj in objs:
+            if isinstance(obj, Aggregate):
+                processing_event.events.extend(obj.collect_events())
+                processing_event.aggregates[obj.id] = obj
+            else:
+                processing_event.collect_events(obj)
+        processing_event.saved_kwargs.update(kwargs)
+        recordings = self._record(processing_event)
+        self._take_snapshots(processing_event)
+        self._notify(recordings)
+        self.notify(processing_event.events)  # the library's deprecated hook, kept in step
+        return recordings
+
     def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
         """Snapshot a player from memory each time its version crosses a SNAPSHOT_EVERY mark.
 

@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
-from domain.hashchain import GENESIS, ChainedEvent, chained, check_chain
+from hypothesis import given
+from hypothesis import strategies as st
+
+from domain.hashchain import (
+    GENESIS,
+    ChainedEvent,
+    _encode_value,
+    canonical_json,
+    chained,
+    check_chain,
+    event_state,
+)
 from domain.player import Player, topic_of
 
 SEED = bytes(range(32))
@@ -74,3 +86,39 @@ def test_a_stream_must_start_at_version_one_from_genesis() -> None:
     assert [p.kind for p in check_chain(events[1:])] == ["version_gap"]
     events[0] = with_state(events[0], prev_hash="2" * 64)
     assert [p.kind for p in check_chain(events)] == ["bad_genesis", "broken_link"]
+
+
+def _stdlib_canonical(value: object) -> bytes:
+    """The canonical encoding as the standard library writes it: the definition of the bytes."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_encode_value
+    ).encode("utf-8")
+
+
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x == 0 or abs(x) >= 1e-4)
+    | st.text()
+    | st.datetimes(timezones=st.timezones()),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@given(_json_values)
+def test_the_canonical_encoding_is_the_standard_librarys_byte_for_byte(value: Any) -> None:
+    # (Floats under 1e-4 are spelled differently, 0.00001 against 1e-05: no event has one.)
+    assert canonical_json(value) == _stdlib_canonical(value)
+
+
+def test_every_event_of_real_rounds_encodes_canonically() -> None:
+    player = Player.register("canonical")
+    player.deposit(10**9, "funds")
+    player.open_session("s", "token-hash")
+    for n in range(300):
+        player.spin("s", 100, f"r{n}", n.to_bytes(32, "big"))
+    for event in player.collect_events():
+        record = {"topic": topic_of(type(event)), "state": event_state(event)}
+        assert canonical_json(record) == _stdlib_canonical(record)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Request
-from fastapi.responses import JSONResponse
 
 from infrastructure.http import checks
 from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import Deps
 from infrastructure.http.models import Empty, Round, SessionSummary, SpinRequest
+from infrastructure.http.responses import FastJSONResponse
 from infrastructure.http.routes_operator import ERRORS
 from infrastructure.http.token_cache import OpenSessionCache
 
@@ -23,7 +23,7 @@ def spin(session_id: str, body: SpinRequest, caller: CallerDep, deps: Deps) -> A
     played = deps.service.spin(session_id, body.stake, checks.request_id(body.request_id))
     deps.metrics.round_played(played["stake"], played["total_win"])
     # The round goes out as the write side built it (no second validation on the hot path).
-    return JSONResponse(played)
+    return FastJSONResponse(played)
 
 
 @router.post("/sessions/{session_id}/close", response_model=SessionSummary)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from infrastructure.http.deps import Deps
 from infrastructure.http.models import Health
+from infrastructure.http.responses import FastJSONResponse
 
 router = APIRouter(tags=["public"])
 
@@ -20,7 +21,7 @@ async def health() -> Health:
 
 @router.get("/rules", response_model=dict[str, Any])
 def rules(deps: Deps) -> Any:
-    return JSONResponse(deps.rules_document())
+    return FastJSONResponse(deps.rules_document())
 
 
 @router.get("/metrics", response_class=Response)

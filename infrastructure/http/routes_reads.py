@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse
 
 from domain.errors import RoundNotFound
 from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import Deps
 from infrastructure.http.models import PlayerState, Round, RoundsPage, VerifyReport
+from infrastructure.http.responses import FastJSONResponse
 from infrastructure.http.routes_operator import ERRORS, PlayerId
 
 router = APIRouter(tags=["reads"], responses=ERRORS)  # type: ignore[arg-type]
@@ -33,7 +33,7 @@ def player_rounds(
     """The player's rounds, newest first; `before` is a round id (the page starts after it)."""
     caller.may_read_player(player_id)
     deps.service.player_state(player_id)  # an unknown player is 404, not an empty page
-    return JSONResponse({"rounds": deps.rounds.player_rounds(player_id, limit, before)})
+    return FastJSONResponse({"rounds": deps.rounds.player_rounds(player_id, limit, before)})
 
 
 @router.get("/rounds/{round_id}", response_model=Round)
@@ -44,7 +44,7 @@ def round_by_id(round_id: str, caller: CallerDep, deps: Deps) -> Any:
     if played is None:
         raise RoundNotFound(f"no round {round_id}")
     caller.may_read_player(played["player_id"])
-    return JSONResponse(played)
+    return FastJSONResponse(played)
 
 
 @router.get("/audit/players/{player_id}/verify", response_model=VerifyReport, tags=["audit"])
