@@ -162,11 +162,14 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
         self._queue: list[_Write] = []
         self._queue_lock = threading.Lock()
         self._leading = False
-        # The library's lock and notify, sent as one simple query that also opens the
-        # transaction: three round trips a group (this, the insert, COMMIT) instead of ~14.
-        self._begin = sql.SQL("BEGIN; {}; {}; NOTIFY {}").format(
-            *self.lock_table_statements, sql.Identifier(self.channel_name)
-        )
+        # The library's lock timeout, table lock and notify, in the transaction the insert
+        # commits: all of it is pipelined (one round trip a group), so the table lock is held
+        # only while the server works, never while this process waits for its GIL.
+        self._opening = [
+            sql.SQL("BEGIN"),
+            *self.lock_table_statements,
+            sql.SQL("NOTIFY {}").format(sql.Identifier(self.channel_name)),
+        ]
         # The rows as four parallel arrays in binary (the library sends one array of a
         # composite type, which psycopg dumps as text in Python: 3x the CPU per event here).
         # unnest keeps their order, so notification ids follow the events' order.
@@ -250,15 +253,20 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
             [e.state for e in stored_events],
         )
         with self.datastore.get_connection() as conn, conn.cursor() as cursor:
+            inserting = conn.cursor()
             try:
-                cursor.execute(self._begin)
-                cursor.execute(self._insert_rows, columns, prepare=True)
-                ids = [row["notification_id"] for row in cursor.fetchall()]
-                cursor.execute("COMMIT")
+                with conn.pipeline():
+                    for statement in self._opening:
+                        cursor.execute(statement, prepare=True)
+                    inserting.execute(self._insert_rows, columns, prepare=True)
+                    cursor.execute("COMMIT", prepare=True)
+                ids = [row["notification_id"] for row in inserting.fetchall()]
             except BaseException:
                 with contextlib.suppress(Exception):
                     cursor.execute("ROLLBACK")
                 raise
+            finally:
+                inserting.close()
         return ids
 
 
