@@ -111,12 +111,27 @@ def test_the_request_window_keeps_only_the_most_recent_ids(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(player_module, "RECENT_REQUESTS", 3)
+    monkeypatch.setattr(player_module, "RECENT_SLACK", 0)
     player = new_player()
     for n in range(5):
         player.deposit(1, f"d{n}")
     assert list(player.recent) == ["d2", "d3", "d4"]
     before = player.balance
     assert player.deposit(1, "d0") == before + 1  # forgotten, so applied again
+
+
+def test_the_request_window_is_trimmed_in_one_go_past_its_slack(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(player_module, "RECENT_REQUESTS", 3)
+    monkeypatch.setattr(player_module, "RECENT_SLACK", 2)
+    player = new_player()
+    for n in range(4):
+        player.deposit(1, f"d{n}")
+    assert list(player.recent) == ["funding", "d0", "d1", "d2", "d3"]  # at least the last 3
+    player.deposit(1, "d4")
+    assert list(player.recent) == ["d2", "d3", "d4"]
+    assert player.deposit(1, "d4") == player.balance  # still known: answered, not applied
 
 
 def test_a_round_id_has_one_spelling() -> None:
