@@ -214,6 +214,7 @@ async def drive_http(
     all: each player's spins are due at fixed times, and a spin's latency runs from the time it
     was due, so a queue behind a slow answer is counted too (no coordinated omission)."""
     sessions = open_sessions(base, players, "http")
+    run = os.urandom(4).hex()  # request ids unique to this drive: a repeated id is a replay
     host, port = base.removeprefix("http://").split(":")
     latencies: list[float] = []
     errors = 0
@@ -241,7 +242,9 @@ async def drive_http(
                 else:
                     began = now
                 status, _ = await connection.post(
-                    f"/sessions/{session_id}/spins", {"stake": STAKE, "request_id": f"s{n}"}, token
+                    f"/sessions/{session_id}/spins",
+                    {"stake": STAKE, "request_id": f"{run}-{n}"},
+                    token,
                 )
                 if began >= measure_from:
                     latencies.append(loop.time() - began)
