@@ -6,6 +6,10 @@ Heavy modules (projections, verification) are imported lazily, when a builder ne
 
 from __future__ import annotations
 
+import ctypes
+import os
+import signal
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -151,6 +155,20 @@ def worker_http_app() -> FastAPI:
     """The app of one `pumpkin serve --workers N` process (a uvicorn factory). Settings come from
     the environment, where the parent process has put the keys so every worker shares them; the
     parent, not the workers, runs the projections."""
+    _end_with_parent()
     settings = Settings()
     configure_logging(settings.log_format, settings.log_level)
     return build_runtime(settings, with_projections=False).http_app
+
+
+def _end_with_parent() -> None:
+    """Ask Linux to SIGTERM this worker when the `pumpkin serve` process that started it dies,
+    even by SIGKILL (which uvicorn's supervisor cannot pass on): otherwise the orphaned workers
+    go on serving, holding the port and store connections. Elsewhere: nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os.kill(os.getpid(), signal.SIGTERM)

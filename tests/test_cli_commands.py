@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -129,3 +131,54 @@ def test_serve_on_an_unreachable_store_says_so_in_one_line() -> None:
     )
     assert result.exit_code == 3
     assert "cannot use the store postgresql://postgres@127.0.0.1:1/nowhere" in result.output
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as listing:
+            return [int(child) for child in listing.read().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal: Linux")
+def test_workers_end_when_serve_is_killed_outright(tmp_path: Path) -> None:
+    port = _free_port()
+    env = {**os.environ, "PUMPKIN_PORT": str(port), "PUMPKIN_OPERATOR_KEY": "k" * 32}
+    env["PUMPKIN_AUDITOR_KEY"] = "a" * 32
+    env.pop("PUMPKIN_DATABASE_URL", None)
+    server = subprocess.Popen(
+        [sys.executable, "-c", "from infrastructure.cli import main; main()", "serve",
+         "--workers", "2"],
+        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(1200):
+            try:
+                if httpx.get(f"{base}/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        workers = _children(server.pid)
+        assert workers
+        server.kill()  # SIGKILL: uvicorn's supervisor gets no chance to stop its workers
+        server.wait(timeout=10)
+        deadline = time.monotonic() + 20
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(w) for w in workers)
+        with pytest.raises(httpx.TransportError):
+            httpx.get(f"{base}/health", timeout=2)
+    finally:
+        for pid in [server.pid, *_children(server.pid)]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
