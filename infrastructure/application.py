@@ -12,6 +12,7 @@ times; then it gets ConcurrentUpdate, a named error that changed nothing.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import random
@@ -48,7 +49,12 @@ from domain.player import (
     topic_of,
 )
 from domain.recall import round_view
-from infrastructure.persistence import ensure_database, event_store_env, schema_lock
+from infrastructure.persistence import (
+    GroupCommitRecorder,
+    ensure_database,
+    event_store_env,
+    schema_lock,
+)
 from infrastructure.ports import SessionRef
 
 T = TypeVar("T")
@@ -177,20 +183,57 @@ class PumpkinApplication(Application[UUID]):
 
     def spin(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
         player_id = self._player_of_session(session_id)
-
-        def play(player: Player) -> int | list[Any]:
-            recorded = player.spin_replayed(session_id, stake, request_id)
-            if recorded is not None:
-                return recorded
-            player.check_spin(session_id, stake)
-            seed = secrets.token_bytes(32)  # drawn before any event exists: replay never draws
-            player.spin(session_id, stake, request_id, seed)
-            return [event for event in player.pending_events if _in_round(event)]
-
-        result = self._command(player_id, play)
+        result = self._command(
+            player_id, lambda player: _play(player, session_id, stake, request_id)
+        )
         if isinstance(result, int):
             return self._round_from(player_aggregate_id(player_id), result)
         return round_view(round_event_payload(event) for event in result)
+
+    async def spin_async(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
+        """The same spin, for an event loop, without a thread per spin.
+
+        When the session and the player are in memory, the round is decided in the calling
+        thread (CPU only: no store access) and committed through the group commit without
+        blocking it. Anything else (a player not cached, a request id seen before, a refusal
+        to be re-judged on the newest state, a lost race) goes to `spin` in a worker thread,
+        which owns every rule and retry. Both ways record the same events in one transaction.
+        """
+        grouped = isinstance(self.recorder, GroupCommitRecorder)
+        player = self._spin_decided_in_memory(session_id, stake, request_id) if grouped else None
+        if player is not None:
+            assert isinstance(self.recorder, GroupCommitRecorder)
+            processing_event: ProcessingEvent[UUID] = ProcessingEvent()
+            self._collect(processing_event, player)
+            stored = [self.mapper.to_stored_event(e) for e in processing_event.events]
+            try:
+                await asyncio.wrap_future(self.recorder.submit(stored))
+            except IntegrityError:
+                pass  # another writer took the version: `spin` retries on the newest state
+            else:
+                self._players.put(player)
+                due = self._due_a_snapshot(processing_event)
+                if due:
+                    await asyncio.to_thread(self._write_snapshots, due)
+                return round_view(
+                    round_event_payload(e) for e in processing_event.events if _in_round(e)
+                )
+        return await asyncio.to_thread(self.spin, session_id, stake, request_id)
+
+    def _spin_decided_in_memory(
+        self, session_id: str, stake: int, request_id: str
+    ) -> Player | None:
+        """The player with the round decided (pending), if nothing had to be read to decide."""
+        player_id = self._session_players.get(session_id)
+        cached = self._players.get(player_aggregate_id(player_id)) if player_id else None
+        if cached is None:
+            return None
+        player: Player = deepcopy(cached)
+        try:
+            decided = _play(player, session_id, stake, request_id)
+        except RuleViolation:
+            return None  # a refusal is only final when judged on the newest state
+        return None if isinstance(decided, int) else player
 
     def round(self, round_id: str) -> dict[str, Any]:
         """A round read back from the write side (the player's stream), as the spin answered."""
@@ -318,12 +361,7 @@ class PumpkinApplication(Application[UUID]):
         runtime Protocol checks (isinstance against two Protocols per aggregate) cost ~4% of a
         spin's CPU. Anything else is collected as the library does."""
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
-        for obj in objs:
-            if isinstance(obj, Aggregate):
-                processing_event.events.extend(obj.collect_events())
-                processing_event.aggregates[obj.id] = obj
-            else:
-                processing_event.collect_events(obj)
+        self._collect(processing_event, *objs)
         processing_event.saved_kwargs.update(kwargs)
         recordings = self._record(processing_event)
         self._take_snapshots(processing_event)
@@ -331,24 +369,45 @@ class PumpkinApplication(Application[UUID]):
         self.notify(processing_event.events)  # the library's deprecated hook, kept in step
         return recordings
 
+    @staticmethod
+    def _collect(processing_event: ProcessingEvent[UUID], *objs: Any) -> None:
+        for obj in objs:
+            if isinstance(obj, Aggregate):
+                processing_event.events.extend(obj.collect_events())
+                processing_event.aggregates[obj.id] = obj
+            else:
+                processing_event.collect_events(obj)
+
     def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
         """Snapshot a player from memory each time its version crosses a SNAPSHOT_EVERY mark.
+        (The library's default rebuilds the aggregate from the store to snapshot it.)"""
+        self._write_snapshots(self._due_a_snapshot(processing_event))
 
-        (The library's default rebuilds the aggregate from the store to snapshot it.) A snapshot
-        only speeds loading: failing to write one must not fail a command already recorded.
-        """
+    def _due_a_snapshot(self, processing_event: ProcessingEvent[UUID]) -> list[Player]:
         if self.snapshots is None:
-            return
+            return []
         counts = Counter(event.originator_id for event in processing_event.events)
-        for aggregate_id, aggregate in processing_event.aggregates.items():
-            if not isinstance(aggregate, Player):
-                continue
-            before = aggregate.version - counts[aggregate_id]
-            if aggregate.version // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
-                try:
-                    self.snapshots.put([Snapshot.take(aggregate)])
-                except Exception:  # noqa: BLE001 - logged; the next mark tries again
-                    _log.warning("snapshot failed", exc_info=True)
+        return [
+            aggregate
+            for aggregate_id, aggregate in processing_event.aggregates.items()
+            if isinstance(aggregate, Player)
+            and aggregate.version // SNAPSHOT_EVERY
+            > (aggregate.version - counts[aggregate_id]) // SNAPSHOT_EVERY
+        ]
+
+    def _write_snapshots(self, players: list[Player]) -> None:
+        """A snapshot only speeds loading: failing to write one must not fail a command."""
+        for player in players:
+            try:
+                assert self.snapshots is not None
+                self.snapshots.put([Snapshot.take(player)])
+            except Exception:  # noqa: BLE001 - logged; the next mark tries again
+                _log.warning("snapshot failed", exc_info=True)
+
+    def close(self) -> None:
+        if isinstance(self.recorder, GroupCommitRecorder):
+            self.recorder.stop_committer()
+        super().close()
 
     @staticmethod
     def _attempts() -> Iterator[int]:
@@ -438,6 +497,18 @@ def _project(aggregate: Any, events: Iterable[Any]) -> Any:
     for event in events:
         aggregate = event.mutate(aggregate)
     return aggregate
+
+
+def _play(player: Player, session_id: str, stake: int, request_id: str) -> int | list[Any]:
+    """Decide a spin on `player`: the StakePlaced version of the round a request id already
+    played, or the new round's events (pending on the player)."""
+    recorded = player.spin_replayed(session_id, stake, request_id)
+    if recorded is not None:
+        return recorded
+    player.check_spin(session_id, stake)
+    seed = secrets.token_bytes(32)  # drawn before any event exists: replay never draws
+    player.spin(session_id, stake, request_id, seed)
+    return [event for event in player.pending_events if _in_round(event)]
 
 
 def _in_round(event: object) -> bool:

@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -141,6 +142,16 @@ class _Write:
     error: BaseException | None = None
     leads: bool = False  # handed the leader's turn: commit the queue
     woken: threading.Event = field(default_factory=threading.Event)
+    done: Future[Sequence[int] | None] | None = None  # a submitted write: no thread waits on it
+
+    def finish(self) -> None:
+        self.leads = False
+        self.woken.set()
+        if self.done is not None:
+            if self.error is not None:
+                self.done.set_exception(self.error)
+            else:
+                self.done.set_result(self.ids)
 
 
 class GroupCommitRecorder(PostgresApplicationRecorder):
@@ -155,6 +166,9 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
 
     A conflict (unique originator id and version) in a group fails the whole transaction; the
     group is then written save by save, so only the conflicting save gets its IntegrityError.
+
+    `submit` queues a save without blocking its caller (an event loop): it gets a Future, and
+    while only submitted saves wait, one committer thread of this recorder leads for them.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -162,6 +176,7 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
         self._queue: list[_Write] = []
         self._queue_lock = threading.Lock()
         self._leading = False
+        self._committer: ThreadPoolExecutor | None = None
         # The library's lock timeout, table lock and notify, in the transaction the insert
         # commits: all of it is pipelined (one round trip a group), so the table lock is held
         # only while the server works, never while this process waits for its GIL.
@@ -202,16 +217,45 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
             raise write.error
         return write.ids
 
+    def submit(self, stored_events: Sequence[StoredEvent]) -> Future[Sequence[int] | None]:
+        """Queue a save and return at once; the Future gets its notification ids, or the error
+        (IntegrityError if another writer took one of its versions)."""
+        write = _Write(stored_events, done=Future())
+        with self._queue_lock:
+            self._queue.append(write)
+            leads = not self._leading
+            self._leading = True
+        if leads:
+            self._commit_later()
+        assert write.done is not None
+        return write.done
+
+    def _commit_later(self) -> None:
+        if self._committer is None:
+            with self._queue_lock:
+                if self._committer is None:
+                    self._committer = ThreadPoolExecutor(1, thread_name_prefix="group-commit")
+        self._committer.submit(self._lead)
+
     def _lead(self) -> None:
         with self._queue_lock:
             group, self._queue = self._queue, []
         self._commit(group)
         with self._queue_lock:
-            if self._queue:
-                self._queue[0].leads = True
-                self._queue[0].woken.set()
-            else:
+            if not self._queue:
                 self._leading = False
+                return
+            following = self._queue[0]
+            if following.done is None:  # a thread waits on it: that thread leads next
+                following.leads = True
+                following.woken.set()
+                return
+        self._commit_later()
+
+    def stop_committer(self) -> None:
+        """Wait for submitted saves to commit and end the committer thread (at close)."""
+        if self._committer is not None:
+            self._committer.shutdown(wait=True)
 
     def _commit(self, group: list[_Write]) -> None:
         try:
@@ -235,8 +279,7 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
                     write.error = error
         finally:
             for write in group:
-                write.leads = False
-                write.woken.set()
+                write.finish()
 
     def _commit_one(self, write: _Write) -> None:
         try:

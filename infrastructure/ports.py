@@ -34,6 +34,10 @@ class GameService(Protocol):
         """The whole round, settled, as CONTRACT.md's round (domain.recall.round_view)."""
         ...
 
+    async def spin_async(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
+        """`spin` for an event loop: the same round, without blocking the loop."""
+        ...
+
     def close_session(self, session_id: str) -> dict[str, Any]:
         """{session_id, spins, staked, won, net}; closing twice answers the same summary."""
         ...

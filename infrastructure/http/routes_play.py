@@ -18,9 +18,10 @@ router = APIRouter(tags=["play"], responses=ERRORS)  # type: ignore[arg-type]
 
 
 @router.post("/sessions/{session_id}/spins", response_model=Round)
-def spin(session_id: str, body: SpinRequest, caller: CallerDep, deps: Deps) -> Any:
+async def spin(session_id: str, body: SpinRequest, caller: CallerDep, deps: Deps) -> Any:
     caller.may_spin(session_id)
-    played = deps.service.spin(session_id, body.stake, checks.request_id(body.request_id))
+    request_id = checks.request_id(body.request_id)
+    played = await deps.service.spin_async(session_id, body.stake, request_id)
     deps.metrics.round_played(played["stake"], played["total_win"])
     # The round goes out as the write side built it (no second validation on the hot path).
     return FastJSONResponse(played)

@@ -3,7 +3,8 @@ matching, dependency solving and exception middleware (about a third of the HTTP
 spin, measured in bench/bench_http.py).
 
 Nothing about the answer differs: the same credentials check (auth.identify), the same request
-model, the same route function (routes_play.spin) and the same one error mapping
+model, the same route function (routes_play.spin, which plays through the application's
+spin_async: no worker thread per spin) and the same one error mapping
 (errors.answer_for), in the order FastAPI applies them: a body that is not JSON, then the
 credentials, then the body's fields, then the rules. It runs inside RequestContext, so the
 request id, body size limit, metrics and access log are the same too. Every other request goes
@@ -18,7 +19,6 @@ from typing import Any
 
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -80,7 +80,7 @@ class SpinLane:
             spin = SpinRequest.model_validate(body, from_attributes=True)  # as FastAPI does
         except ValidationError as invalid:
             raise RequestValidationError(invalid.errors(include_url=False)) from None
-        return await run_in_threadpool(routes_play.spin, session_id, spin, caller, deps)
+        return await routes_play.spin(session_id, spin, caller, deps)
 
 
 def _json(raw: bytes) -> Any:
