@@ -158,6 +158,7 @@ class PumpkinApplication(Application[UUID]):
                 session_id=session_id, prev_hash="",
             )
             if self._saved(player, session_key, token_key):
+                _remember(self._session_players, session_id, player_id)
                 return session_id, token
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
 
