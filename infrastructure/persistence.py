@@ -235,7 +235,10 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
             with self._queue_lock:
                 if self._committer is None:
                     self._committer = ThreadPoolExecutor(1, thread_name_prefix="group-commit")
-        self._committer.submit(self._lead)
+        try:
+            self._committer.submit(self._lead)
+        except RuntimeError:  # the committer was stopped (closing): lead in this thread
+            self._lead()
 
     def _lead(self) -> None:
         with self._queue_lock:

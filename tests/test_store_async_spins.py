@@ -130,3 +130,13 @@ def test_a_refused_async_spin_changes_nothing(store_url: str, closed: bool) -> N
             asyncio.run(app.spin_async(session_id, 100, "refused"))
         assert app.player_state(player_id) == before
         assert app.round_ids(player_id) == []
+
+
+def test_a_save_submitted_after_the_committer_stopped_still_commits(postgres_url: str) -> None:
+    with PumpkinApplication.from_url(postgres_url) as app:
+        recorder = app.recorder
+        assert isinstance(recorder, GroupCommitRecorder)
+        assert recorder.submit([stored(uuid4(), 1)]).result(timeout=30)
+        recorder.stop_committer()
+        late = recorder.submit([stored(uuid4(), 1)])
+        assert late.done() and late.result()  # committed in the caller's thread, not lost
