@@ -23,7 +23,7 @@ from domain.progress import NEW_PLAYER, Progress, count_spin, unlock_if_due
 from domain.rng import SEED_BYTES, new_generator
 from domain.symbols import BONUSES, COIN, COLLECTOR, EMPTY, JACKPOT_TIERS, KINDS, PAYING, cell_name
 
-_TRACE_WORDS = 1 << 14
+_TRACE_WORDS = 1 << 10
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from game_support import model_with
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain import engine
 from domain.engine import RoundOutcome, resolve_round
 from domain.model import MathModel, all_states, current_model
 from domain.progress import state_progress
@@ -134,3 +136,17 @@ def test_every_round_keeps_the_rules_when_every_feature_is_frequent(
     seed: bytes, state: tuple[int, int, int]
 ) -> None:
     check_round(HOT, seed, state)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.binary(min_size=32, max_size=32), state=st.sampled_from(STATES))
+def test_a_round_too_long_for_its_first_trace_buffer_is_replayed_to_the_same_outcome(
+    seed: bytes, state: tuple[int, int, int]
+) -> None:
+    level, hw, fs = state
+    progress = state_progress(level, hw, fs)
+    roomy = resolve_round(HOT, progress, 100, seed)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "_TRACE_WORDS", 4)  # every round outgrows it, some several times
+        cramped = resolve_round(HOT, progress, 100, seed)
+    assert cramped == roomy
