@@ -49,6 +49,7 @@ from domain.player import (
     topic_of,
 )
 from domain.recall import round_view
+from infrastructure.async_commit import AsyncGroupCommit
 from infrastructure.persistence import (
     GroupCommitRecorder,
     ensure_database,
@@ -115,6 +116,7 @@ class PumpkinApplication(Application[UUID]):
         # Immutable facts, so cached without expiry (bounded by clearing when full).
         self._session_players: dict[str, str] = {}
         self._token_sessions: dict[str, tuple[str, str]] = {}
+        self._async_commit: AsyncGroupCommit | None = None
 
     @classmethod
     def from_url(cls, database_url: str) -> PumpkinApplication:
@@ -194,11 +196,12 @@ class PumpkinApplication(Application[UUID]):
     async def spin_async(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
         """The same spin, for an event loop, without a thread per spin.
 
-        When the session and the player are in memory, the round is decided in the calling
-        thread (CPU only: no store access) and committed through the group commit without
-        blocking it. Anything else (a player not cached, a request id seen before, a refusal
-        to be re-judged on the newest state, a lost race) goes to `spin` in a worker thread,
-        which owns every rule and retry. Both ways record the same events in one transaction.
+        When the session and the player are in memory, the round is decided in the loop's
+        thread (CPU only: no store access) and committed by the loop's own group commit
+        (infrastructure/async_commit.py), awaited, not blocked on. Anything else (a player not
+        cached, a request id seen before, a refusal to be re-judged on the newest state, a lost
+        race) goes to `spin` in a worker thread, which owns every rule and retry. Both ways
+        record the same events in one transaction.
         """
         grouped = isinstance(self.recorder, GroupCommitRecorder)
         player = self._spin_decided_in_memory(session_id, stake, request_id) if grouped else None
@@ -208,7 +211,7 @@ class PumpkinApplication(Application[UUID]):
             self._collect(processing_event, player)
             stored = [self.mapper.to_stored_event(e) for e in processing_event.events]
             try:
-                await asyncio.wrap_future(self.recorder.submit(stored))
+                await self._async_group_commit().save(stored)
             except IntegrityError:
                 pass  # another writer took the version: `spin` retries on the newest state
             else:
@@ -220,6 +223,17 @@ class PumpkinApplication(Application[UUID]):
                     round_event_payload(e) for e in processing_event.events if _in_round(e)
                 )
         return await asyncio.to_thread(self.spin, session_id, stake, request_id)
+
+    def _async_group_commit(self) -> AsyncGroupCommit:
+        """The group commit of the running event loop (a server has one loop; a new loop, as
+        in tests, gets its own and the previous one is dropped)."""
+        assert isinstance(self.recorder, GroupCommitRecorder)
+        current = self._async_commit
+        if current is None or current.loop is not asyncio.get_running_loop():
+            if current is not None:
+                current.close()
+            current = self._async_commit = AsyncGroupCommit(self.recorder)
+        return current
 
     def _spin_decided_in_memory(
         self, session_id: str, stake: int, request_id: str
@@ -406,8 +420,8 @@ class PumpkinApplication(Application[UUID]):
                 _log.warning("snapshot failed", exc_info=True)
 
     def close(self) -> None:
-        if isinstance(self.recorder, GroupCommitRecorder):
-            self.recorder.stop_committer()
+        if self._async_commit is not None:
+            self._async_commit.close()
         super().close()
 
     @staticmethod

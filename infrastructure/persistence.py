@@ -12,7 +12,6 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -142,16 +141,10 @@ class _Write:
     error: BaseException | None = None
     leads: bool = False  # handed the leader's turn: commit the queue
     woken: threading.Event = field(default_factory=threading.Event)
-    done: Future[Sequence[int] | None] | None = None  # a submitted write: no thread waits on it
 
     def finish(self) -> None:
         self.leads = False
         self.woken.set()
-        if self.done is not None:
-            if self.error is not None:
-                self.done.set_exception(self.error)
-            else:
-                self.done.set_result(self.ids)
 
 
 class GroupCommitRecorder(PostgresApplicationRecorder):
@@ -167,8 +160,8 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
     A conflict (unique originator id and version) in a group fails the whole transaction; the
     group is then written save by save, so only the conflicting save gets its IntegrityError.
 
-    `submit` queues a save without blocking its caller (an event loop): it gets a Future, and
-    while only submitted saves wait, one committer thread of this recorder leads for them.
+    Saves made in an event loop go through infrastructure/async_commit.py instead: the same
+    transaction, on an asyncio connection, in the loop's own thread.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -176,11 +169,10 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
         self._queue: list[_Write] = []
         self._queue_lock = threading.Lock()
         self._leading = False
-        self._committer: ThreadPoolExecutor | None = None
         # The library's lock timeout, table lock and notify, in the transaction the insert
         # commits: all of it is pipelined (one round trip a group), so the table lock is held
         # only while the server works, never while this process waits for its GIL.
-        self._opening = [
+        self.opening_statements = [
             sql.SQL("BEGIN"),
             *self.lock_table_statements,
             sql.SQL("NOTIFY {}").format(sql.Identifier(self.channel_name)),
@@ -188,7 +180,7 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
         # The rows as four parallel arrays in binary (the library sends one array of a
         # composite type, which psycopg dumps as text in Python: 3x the CPU per event here).
         # unnest keeps their order, so notification ids follow the events' order.
-        self._insert_rows = sql.SQL(
+        self.insert_rows_statement = sql.SQL(
             "INSERT INTO {}.{} (originator_id, originator_version, topic, state) "
             "SELECT * FROM unnest(%b::{}[], %b::bigint[], %b::text[], %b::bytea[]) "
             "RETURNING notification_id"
@@ -197,6 +189,13 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
             sql.Identifier(self.events_table_name),
             sql.SQL(self.datastore.originator_id_type),
         )
+
+    def connection_settings(self) -> dict[str, Any]:
+        """How to open one more connection to this store, as the pool opens its own."""
+        pooled = self.datastore.pool.kwargs
+        assert isinstance(pooled, dict)  # the library passes a dict
+        settings = {k: v for k, v in pooled.items() if k != "row_factory"}
+        return {**settings, "connect_timeout": 2}
 
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -217,29 +216,6 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
             raise write.error
         return write.ids
 
-    def submit(self, stored_events: Sequence[StoredEvent]) -> Future[Sequence[int] | None]:
-        """Queue a save and return at once; the Future gets its notification ids, or the error
-        (IntegrityError if another writer took one of its versions)."""
-        write = _Write(stored_events, done=Future())
-        with self._queue_lock:
-            self._queue.append(write)
-            leads = not self._leading
-            self._leading = True
-        if leads:
-            self._commit_later()
-        assert write.done is not None
-        return write.done
-
-    def _commit_later(self) -> None:
-        if self._committer is None:
-            with self._queue_lock:
-                if self._committer is None:
-                    self._committer = ThreadPoolExecutor(1, thread_name_prefix="group-commit")
-        try:
-            self._committer.submit(self._lead)
-        except RuntimeError:  # the committer was stopped (closing): lead in this thread
-            self._lead()
-
     def _lead(self) -> None:
         with self._queue_lock:
             group, self._queue = self._queue, []
@@ -248,17 +224,8 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
             if not self._queue:
                 self._leading = False
                 return
-            following = self._queue[0]
-            if following.done is None:  # a thread waits on it: that thread leads next
-                following.leads = True
-                following.woken.set()
-                return
-        self._commit_later()
-
-    def stop_committer(self) -> None:
-        """Wait for submitted saves to commit and end the committer thread (at close)."""
-        if self._committer is not None:
-            self._committer.shutdown(wait=True)
+            self._queue[0].leads = True
+            self._queue[0].woken.set()
 
     def _commit(self, group: list[_Write]) -> None:
         try:
@@ -302,9 +269,9 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
             inserting = conn.cursor()
             try:
                 with conn.pipeline():
-                    for statement in self._opening:
+                    for statement in self.opening_statements:
                         cursor.execute(statement, prepare=True)
-                    inserting.execute(self._insert_rows, columns, prepare=True)
+                    inserting.execute(self.insert_rows_statement, columns, prepare=True)
                     cursor.execute("COMMIT", prepare=True)
                 ids = [row["notification_id"] for row in inserting.fetchall()]
             except BaseException:

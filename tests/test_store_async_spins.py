@@ -8,11 +8,13 @@ import asyncio
 import threading
 from uuid import uuid4
 
+import psycopg
 import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
 from domain.errors import InsufficientFunds, SessionClosed
 from infrastructure.application import PumpkinApplication
+from infrastructure.async_commit import AsyncGroupCommit
 from infrastructure.persistence import GroupCommitRecorder
 
 FUNDS = 10**9
@@ -33,50 +35,74 @@ def funded_session(app: PumpkinApplication, funds: int = FUNDS) -> tuple[str, st
     return player_id, session_id
 
 
-def test_submitted_and_blocking_saves_all_commit_and_a_conflict_fails_alone(
+def test_saves_from_the_loop_and_blocking_saves_all_commit_and_a_conflict_fails_alone(
     postgres_url: str,
 ) -> None:
     with PumpkinApplication.from_url(postgres_url) as app:
         recorder = app.recorder
         assert isinstance(recorder, GroupCommitRecorder)
         contested = uuid4()
-        submitted = [recorder.submit([stored(uuid4(), 1), stored(uuid4(), 1)]) for _ in range(20)]
-        rivals = [recorder.submit([stored(contested, 1)]) for _ in range(2)]
         blocking: list[list[int]] = []
 
         def save() -> None:
             ids = recorder.insert_events([stored(uuid4(), 1)])
             blocking.append(list(ids or []))
 
-        threads = [threading.Thread(target=save) for _ in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        ids = [i for future in submitted for i in (future.result(timeout=30) or [])]
+        async def from_the_loop() -> tuple[list[int], list[int]]:
+            commit = AsyncGroupCommit(recorder)
+            threads = [threading.Thread(target=save) for _ in range(8)]
+            for thread in threads:
+                thread.start()
+            saves = [commit.save([stored(uuid4(), 1), stored(uuid4(), 1)]) for _ in range(20)]
+            rivals = [commit.save([stored(contested, 1)]) for _ in range(2)]
+            found = await asyncio.gather(*saves)
+            outcomes = await asyncio.gather(*rivals, return_exceptions=True)
+            for thread in threads:
+                thread.join()
+            commit.close()
+            refused = [o for o in outcomes if isinstance(o, IntegrityError)]
+            kept = [len(o) for o in outcomes if isinstance(o, list)]
+            assert len(refused) == 1 and kept == [1]  # one rival recorded, the other refused
+            return [i for ids in found for i in ids], kept
+
+        ids, _ = asyncio.run(from_the_loop())
         ids += [i for found in blocking for i in found]
-        outcomes = []
-        for rival in rivals:
-            try:
-                outcomes.append(len(rival.result(timeout=30) or []))
-            except IntegrityError:
-                outcomes.append(0)
-        assert sorted(outcomes) == [0, 1]  # one rival recorded, the other refused
         assert len(ids) == 48 and len(set(ids)) == 48
         assert all(len(found) == 1 for found in blocking)
 
 
+def test_a_lost_connection_fails_its_saves_and_the_next_save_reconnects(
+    postgres_url: str,
+) -> None:
+    with PumpkinApplication.from_url(postgres_url) as app:
+        recorder = app.recorder
+        assert isinstance(recorder, GroupCommitRecorder)
+
+        async def scenario() -> None:
+            commit = AsyncGroupCommit(recorder)
+            assert await commit.save([stored(uuid4(), 1)])
+            assert commit._connection is not None
+            backend = commit._connection.info.backend_pid
+            with psycopg.connect(postgres_url, autocommit=True) as admin:  # the server drops it
+                admin.execute("SELECT pg_terminate_backend(%s)", (backend,))
+            with pytest.raises(psycopg.OperationalError):
+                await commit.save([stored(uuid4(), 1)])
+            assert await commit.save([stored(uuid4(), 1)])  # a new connection
+            commit.close()
+
+        asyncio.run(scenario())
+
+
 def submissions(app: PumpkinApplication, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the saves submitted without blocking (PostgreSQL's group commit only)."""
+    """Counts the saves committed by the event loop's group commit (PostgreSQL only)."""
     counted: list[int] = []
-    if isinstance(app.recorder, GroupCommitRecorder):
-        submit = app.recorder.submit
+    save = AsyncGroupCommit.save
 
-        def counting(events: list[StoredEvent]) -> object:
-            counted.append(len(events))
-            return submit(events)
+    async def counting(self: AsyncGroupCommit, events: list[StoredEvent]) -> list[int]:
+        counted.append(len(events))
+        return await save(self, events)
 
-        monkeypatch.setattr(app.recorder, "submit", counting)
+    monkeypatch.setattr(AsyncGroupCommit, "save", counting)
     return counted
 
 
@@ -130,13 +156,3 @@ def test_a_refused_async_spin_changes_nothing(store_url: str, closed: bool) -> N
             asyncio.run(app.spin_async(session_id, 100, "refused"))
         assert app.player_state(player_id) == before
         assert app.round_ids(player_id) == []
-
-
-def test_a_save_submitted_after_the_committer_stopped_still_commits(postgres_url: str) -> None:
-    with PumpkinApplication.from_url(postgres_url) as app:
-        recorder = app.recorder
-        assert isinstance(recorder, GroupCommitRecorder)
-        assert recorder.submit([stored(uuid4(), 1)]).result(timeout=30)
-        recorder.stop_committer()
-        late = recorder.submit([stored(uuid4(), 1)])
-        assert late.done() and late.result()  # committed in the caller's thread, not lost
