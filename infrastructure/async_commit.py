@@ -7,23 +7,23 @@ of a commit (CPython's convoy effect): a commit that PostgreSQL finished in unde
 committing thread 15-95 ms every second or two, and every spin waited on it. One thread does
 both here, so nothing waits for the GIL.
 
-The transaction is the recorder's (GroupCommitRecorder): the library's table lock and notify,
-the events as four binary arrays, one round trip. While a group commits, new saves queue for
-the next; a conflict (another writer took an originator version) fails the group, which is then
-written save by save so only the conflicting save gets IntegrityError, as the recorder does.
+The transaction is the recorder's (GroupCommitRecorder): one statement, its insert function
+(the library's table lock and notify, the events as four binary arrays). While a group
+commits, new saves queue for the next; a conflict (another writer took an originator version)
+fails the group, which is then written save by save so only the conflicting save gets
+IntegrityError, as the recorder does.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Sequence
 from typing import Any
 
 import psycopg
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
-from infrastructure.persistence import GroupCommitRecorder
+from infrastructure.persistence import GroupCommitRecorder, insert_columns
 
 _Save = tuple[Sequence[StoredEvent], "asyncio.Future[list[int]]"]
 
@@ -88,30 +88,14 @@ class AsyncGroupCommit:
                 raise
 
     async def _insert(self, stored_events: Sequence[StoredEvent]) -> list[int]:
-        recorder = self._recorder
-        columns = (
-            [e.originator_id for e in stored_events],
-            [e.originator_version for e in stored_events],
-            [e.topic for e in stored_events],
-            [e.state for e in stored_events],
-        )
         connection = await self._connect()
-        async with connection.cursor() as cursor, connection.cursor() as inserting:
-            try:
-                async with connection.pipeline():
-                    for statement in recorder.opening_statements:
-                        await cursor.execute(statement, prepare=True)
-                    await inserting.execute(recorder.insert_rows_statement, columns, prepare=True)
-                    await cursor.execute("COMMIT", prepare=True)
-                rows = await inserting.fetchall()
-            except psycopg.IntegrityError as conflict:
-                with contextlib.suppress(Exception):
-                    await cursor.execute("ROLLBACK")
-                raise IntegrityError(conflict) from conflict
-            except BaseException:
-                with contextlib.suppress(Exception):
-                    await cursor.execute("ROLLBACK")
-                raise
+        statement = self._recorder.insert_statement
+        try:
+            async with connection.cursor() as cursor:
+                await cursor.execute(statement, insert_columns(stored_events), prepare=True)
+                rows = await cursor.fetchall()
+        except psycopg.IntegrityError as conflict:
+            raise IntegrityError(conflict) from conflict
         return [int(row[0]) for row in rows]
 
     async def _connect(self) -> psycopg.AsyncConnection[Any]:
