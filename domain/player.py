@@ -109,9 +109,11 @@ class ChainLink:
 
 class Player(Aggregate):
     class Event(ChainLink, Aggregate.Event):
+        JSON_NATIVE_STATE = True  # every field a JSON value but the timestamp (fast to encode)
         prev_hash: str
 
     class Registered(ChainLink, Aggregate.Created):
+        JSON_NATIVE_STATE = True
         prev_hash: str
         player_id: str
 

@@ -27,7 +27,7 @@ from uuid import UUID, uuid4, uuid5
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.domain import Aggregate, Snapshot
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.persistence import IntegrityError, Mapper
 
 from domain.errors import (
     PlayerExists,
@@ -50,6 +50,7 @@ from domain.player import (
 )
 from domain.recall import round_view
 from infrastructure.async_commit import AsyncGroupCommit
+from infrastructure.json_mapper import JsonNativeMapper
 from infrastructure.persistence import (
     GroupCommitRecorder,
     ensure_database,
@@ -117,6 +118,11 @@ class PumpkinApplication(Application[UUID]):
         self._session_players: dict[str, str] = {}
         self._token_sessions: dict[str, tuple[str, str]] = {}
         self._async_commit: AsyncGroupCommit | None = None
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        return self.factory.mapper(
+            transcoder=self.construct_transcoder(), mapper_class=JsonNativeMapper
+        )
 
     @classmethod
     def from_url(cls, database_url: str) -> PumpkinApplication:
