@@ -142,6 +142,8 @@ def server(url: str, projections: bool, workers: int) -> Iterator[tuple[str, int
         "from infrastructure.cli import main; main()",
         "serve",
         "--projections" if projections else "--no-projections",
+        "--workers",
+        str(workers),
     ]
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"

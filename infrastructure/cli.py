@@ -114,14 +114,13 @@ def serve(
     os.environ["PUMPKIN_AUDITOR_KEY"] = settings.auditor_key.get_secret_value()
     with _store_reachable(settings):
         stop_projections = start_projections_in_process(settings) if with_projections else None
+    from infrastructure.workers import supervise
+
     try:
-        uvicorn.run(
-            "infrastructure.bootstrap:worker_http_app",
-            factory=True,
-            workers=workers,
-            **where,
-            **quiet,
-        )
+        supervise(workers, where["host"], where["port"], quiet)
+    except OSError as error:
+        typer.echo(f"cannot serve on {where['host']}:{where['port']}: {error}", err=True)
+        raise typer.Exit(3) from None
     finally:
         if stop_projections is not None:
             stop_projections()

@@ -182,3 +182,37 @@ def test_workers_end_when_serve_is_killed_outright(tmp_path: Path) -> None:
         for pid in [server.pid, *_children(server.pid)]:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads connections with ss")
+def test_serve_spreads_connections_over_its_workers(tmp_path: Path) -> None:
+    port = _free_port()
+    env = {**os.environ, "PUMPKIN_PORT": str(port), "PUMPKIN_OPERATOR_KEY": "k" * 32}
+    env["PUMPKIN_AUDITOR_KEY"] = "a" * 32
+    env.pop("PUMPKIN_DATABASE_URL", None)
+    server = subprocess.Popen(
+        [sys.executable, "-c", "from infrastructure.cli import main; main()", "serve",
+         "--workers", "2"],
+        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    clients = [httpx.Client(base_url=f"http://127.0.0.1:{port}") for _ in range(24)]
+    try:
+        for _ in range(1200):
+            try:
+                if clients[0].get("/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        for client in clients:  # one keep-alive connection each, opened in a burst
+            assert client.get("/health").status_code == 200
+        listed = subprocess.run(
+            ["ss", "-tnpH", "state", "established", f"( sport = :{port} )"],
+            capture_output=True, text=True, check=True,
+        ).stdout
+        owners = {line.split("pid=")[1].split(",")[0] for line in listed.splitlines()}
+        assert len(owners) == 2  # both workers took connections from the burst
+    finally:
+        for client in clients:
+            client.close()
+        server.terminate()
+        server.wait(timeout=30)
