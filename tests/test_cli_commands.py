@@ -216,3 +216,38 @@ def test_serve_spreads_connections_over_its_workers(tmp_path: Path) -> None:
             client.close()
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_worker_that_dies_is_started_again_on_its_socket(tmp_path: Path) -> None:
+    port = _free_port()
+    env = {**os.environ, "PUMPKIN_PORT": str(port), "PUMPKIN_OPERATOR_KEY": "k" * 32}
+    env["PUMPKIN_AUDITOR_KEY"] = "a" * 32
+    env.pop("PUMPKIN_DATABASE_URL", None)
+    server = subprocess.Popen(
+        [sys.executable, "-c", "from infrastructure.cli import main; main()", "serve",
+         "--workers", "2"],
+        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(1200):
+            try:
+                if httpx.get(f"{base}/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        workers = [pid for pid in _children(server.pid) if _alive(pid)]
+        os.kill(workers[0], signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            now = [pid for pid in _children(server.pid) if _alive(pid)]
+            if len(now) >= 2 and workers[0] not in now:
+                break
+            time.sleep(0.2)
+        assert workers[0] not in now and len(now) >= 2
+        for _ in range(20):  # every connection is answered, whichever socket it lands on
+            assert httpx.get(f"{base}/health", timeout=30).status_code == 200
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
