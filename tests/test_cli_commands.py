@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -102,12 +103,7 @@ def test_serve_alone_is_a_working_service_and_logs_its_generated_keys_once(
         )
     try:
         base = f"http://127.0.0.1:{port}"
-        for _ in range(1200):  # up to a minute: a first start compiles the game kernel
-            try:
-                if httpx.get(f"{base}/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.05)
+        _wait_healthy(base)
         lines = [
             json.loads(line) for line in log_path.read_text().splitlines() if line.startswith("{")
         ]
@@ -149,77 +145,19 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal: Linux")
-def test_workers_end_when_serve_is_killed_outright(tmp_path: Path) -> None:
-    port = _free_port()
-    env = {**os.environ, "PUMPKIN_PORT": str(port), "PUMPKIN_OPERATOR_KEY": "k" * 32}
-    env["PUMPKIN_AUDITOR_KEY"] = "a" * 32
-    env.pop("PUMPKIN_DATABASE_URL", None)
-    server = subprocess.Popen(
-        [sys.executable, "-c", "from infrastructure.cli import main; main()", "serve",
-         "--workers", "2"],
-        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(1200):
-            try:
-                if httpx.get(f"{base}/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.05)
-        workers = _children(server.pid)
-        assert workers
-        server.kill()  # SIGKILL: uvicorn's supervisor gets no chance to stop its workers
-        server.wait(timeout=10)
-        deadline = time.monotonic() + 20
-        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not any(_alive(w) for w in workers)
-        with pytest.raises(httpx.TransportError):
-            httpx.get(f"{base}/health", timeout=2)
-    finally:
-        for pid in [server.pid, *_children(server.pid)]:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+def _wait_healthy(base: str) -> None:
+    for _ in range(1200):  # up to a minute: a first start compiles the game kernel
+        try:
+            if httpx.get(f"{base}/health").status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.05)
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads connections with ss")
-def test_serve_spreads_connections_over_its_workers(tmp_path: Path) -> None:
-    port = _free_port()
-    env = {**os.environ, "PUMPKIN_PORT": str(port), "PUMPKIN_OPERATOR_KEY": "k" * 32}
-    env["PUMPKIN_AUDITOR_KEY"] = "a" * 32
-    env.pop("PUMPKIN_DATABASE_URL", None)
-    server = subprocess.Popen(
-        [sys.executable, "-c", "from infrastructure.cli import main; main()", "serve",
-         "--workers", "2"],
-        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    clients = [httpx.Client(base_url=f"http://127.0.0.1:{port}") for _ in range(24)]
-    try:
-        for _ in range(1200):
-            try:
-                if clients[0].get("/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.05)
-        for client in clients:  # one keep-alive connection each, opened in a burst
-            assert client.get("/health").status_code == 200
-        listed = subprocess.run(
-            ["ss", "-tnpH", "state", "established", f"( sport = :{port} )"],
-            capture_output=True, text=True, check=True,
-        ).stdout
-        owners = {line.split("pid=")[1].split(",")[0] for line in listed.splitlines()}
-        assert len(owners) == 2  # both workers took connections from the burst
-    finally:
-        for client in clients:
-            client.close()
-        server.terminate()
-        server.wait(timeout=30)
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_a_worker_that_dies_is_started_again_on_its_socket(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def _serving_two_workers(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """`pumpkin serve --workers 2` on SQLite in tmp_path, healthy; stopped (and any worker it
+    left behind killed) on exit."""
     port = _free_port()
     env = {**os.environ, "PUMPKIN_PORT": str(port), "PUMPKIN_OPERATOR_KEY": "k" * 32}
     env["PUMPKIN_AUDITOR_KEY"] = "a" * 32
@@ -230,13 +168,57 @@ def test_a_worker_that_dies_is_started_again_on_its_socket(tmp_path: Path) -> No
         cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
+    workers: list[int] = []
     try:
-        for _ in range(1200):
-            try:
-                if httpx.get(f"{base}/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.05)
+        _wait_healthy(base)
+        workers = _children(server.pid)
+        yield server, base
+    finally:
+        if server.poll() is None:
+            server.terminate()
+            server.wait(timeout=30)
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal: Linux")
+def test_workers_end_when_serve_is_killed_outright(tmp_path: Path) -> None:
+    with _serving_two_workers(tmp_path) as (server, base):
+        workers = _children(server.pid)
+        assert workers
+        server.kill()  # SIGKILL: the supervisor gets no chance to stop its workers
+        server.wait(timeout=10)
+        deadline = time.monotonic() + 20
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(w) for w in workers)
+        with pytest.raises(httpx.TransportError):
+            httpx.get(f"{base}/health", timeout=2)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads connections with ss")
+def test_serve_spreads_connections_over_its_workers(tmp_path: Path) -> None:
+    with _serving_two_workers(tmp_path) as (_, base):
+        clients = [httpx.Client(base_url=base) for _ in range(24)]
+        try:
+            for client in clients:  # one keep-alive connection each, opened in a burst
+                assert client.get("/health").status_code == 200
+            port = base.rsplit(":", 1)[1]
+            listed = subprocess.run(
+                ["ss", "-tnpH", "state", "established", f"( sport = :{port} )"],
+                capture_output=True, text=True, check=True,
+            ).stdout
+            owners = {line.split("pid=")[1].split(",")[0] for line in listed.splitlines()}
+            assert len(owners) == 2  # both workers took connections from the burst
+        finally:
+            for client in clients:
+                client.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_worker_that_dies_is_started_again_on_its_socket(tmp_path: Path) -> None:
+    with _serving_two_workers(tmp_path) as (server, base):
         workers = [pid for pid in _children(server.pid) if _alive(pid)]
         os.kill(workers[0], signal.SIGKILL)
         deadline = time.monotonic() + 60
@@ -248,6 +230,3 @@ def test_a_worker_that_dies_is_started_again_on_its_socket(tmp_path: Path) -> No
         assert workers[0] not in now and len(now) >= 2
         for _ in range(20):  # every connection is answered, whichever socket it lands on
             assert httpx.get(f"{base}/health", timeout=30).status_code == 200
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
