@@ -212,7 +212,6 @@ class PumpkinApplication(Application[UUID]):
         grouped = isinstance(self.recorder, GroupCommitRecorder)
         player = self._spin_decided_in_memory(session_id, stake, request_id) if grouped else None
         if player is not None:
-            assert isinstance(self.recorder, GroupCommitRecorder)
             processing_event: ProcessingEvent[UUID] = ProcessingEvent()
             self._collect(processing_event, player)
             stored = [self.mapper.to_stored_event(e) for e in processing_event.events]
