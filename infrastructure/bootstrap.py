@@ -163,8 +163,9 @@ def worker_http_app() -> FastAPI:
 
 def _end_with_parent() -> None:
     """Ask Linux to SIGTERM this worker when the `pumpkin serve` process that started it dies,
-    even by SIGKILL (which uvicorn's supervisor cannot pass on): otherwise the orphaned workers
-    go on serving, holding the port and store connections. Elsewhere: nothing."""
+    even by SIGKILL (which the supervisor, infrastructure/workers.py, cannot pass on): otherwise
+    the orphaned workers go on serving, holding the port and store connections. Elsewhere:
+    nothing."""
     if not sys.platform.startswith("linux"):
         return
     parent = os.getppid()
