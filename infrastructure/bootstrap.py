@@ -7,6 +7,7 @@ Heavy modules (projections, verification) are imported lazily, when a builder ne
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import signal
 import sys
@@ -158,7 +159,22 @@ def worker_http_app() -> FastAPI:
     _end_with_parent()
     settings = Settings()
     configure_logging(settings.log_format, settings.log_level)
-    return build_runtime(settings, with_projections=False).http_app
+    runtime = build_runtime(settings, with_projections=False)
+    settle_heap()
+    return runtime.http_app
+
+
+def settle_heap() -> None:
+    """Move everything built at start-up (modules, the game kernel, the app) out of the garbage
+    collector's sight, once the service is built and before it serves.
+
+    The collector's full pass walks every tracked object: in a worker some 170,000, nearly all
+    made at start-up and alive for good, so each pass held the event loop for 70 ms on an idle
+    machine and 130 ms at 1,000 spins/s, every few seconds, and every spin in flight waited.
+    Frozen, they are still freed by reference counting if dropped; only the cycle search skips
+    them, and it still runs over everything made after this."""
+    gc.collect()
+    gc.freeze()
 
 
 def _end_with_parent() -> None:

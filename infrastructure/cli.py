@@ -92,6 +92,7 @@ def serve(
     from infrastructure.bootstrap import (
         announce_generated_keys,
         build_runtime,
+        settle_heap,
         start_projections_in_process,
     )
 
@@ -104,6 +105,7 @@ def serve(
     if workers <= 1:
         with _store_reachable(settings):
             runtime = build_runtime(settings, with_projections=with_projections)
+        settle_heap()
         try:
             uvicorn.run(runtime.http_app, **where, **quiet)
         finally:
