@@ -67,9 +67,11 @@ def summary(
 def bench_application(players: int, seconds: float) -> str:
     """The application layer alone: `players` threads, each spinning its own session."""
     from infrastructure.application import PumpkinApplication
+    from infrastructure.bootstrap import settle_heap
 
     with fresh_database() as url:
         app = PumpkinApplication.from_url(url)
+        settle_heap()  # as `pumpkin serve` does before it serves
         sessions = []
         for i in range(players):
             player_id = f"app-{i}"
