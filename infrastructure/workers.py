@@ -4,7 +4,7 @@ uvicorn's own `--workers` shares one listening socket among its workers, and whi
 is first to accept takes a whole burst of keep-alive connections: in bench/bench_http.py all 32
 players' connections went to one of two workers, which then did all the work. Here every worker
 binds the port itself with SO_REUSEPORT, and the kernel spreads new connections across them
-evenly. (At 1,000 spins/s on two cores: p99 58-97 ms with two workers, 169-224 ms with one.)
+evenly.
 
 The supervisor starts the workers, passes SIGTERM / SIGINT on to them, and starts a worker
 again if one dies while serving. Each worker ends with its parent (bootstrap.worker_http_app).
