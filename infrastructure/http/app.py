@@ -19,6 +19,7 @@ from infrastructure.http.deps import HttpDeps
 from infrastructure.http.errors import install_error_handlers
 from infrastructure.http.json_body import JsonBodies
 from infrastructure.http.middleware import RequestContext
+from infrastructure.http.pauses import PauseWatch
 from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.spin_lane import SpinLane
 from infrastructure.http.token_cache import OpenSessionCache
@@ -32,9 +33,15 @@ def create_app(
 ) -> FastAPI:
     """spin_lane: answer spins on the hot path (infrastructure/http/spin_lane.py); off, the
     framework's route answers them, identically (tests compare the two)."""
+    pauses = PauseWatch(deps.metrics)
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        yield
+        pauses.start()
+        try:
+            yield
+        finally:
+            pauses.stop()
         if on_shutdown is not None:
             on_shutdown()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
+PAUSE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
 
@@ -44,6 +45,21 @@ class Metrics:
         self.store_retries = Counter(
             "pumpkin_store_retries",
             "Commands retried after losing a write race (the application's on_conflict_retry)",
+            registry=r,
+        )
+
+        self.event_loop_lag = Histogram(
+            "pumpkin_event_loop_lag_seconds",
+            "How much later than asked the event loop woke from a short sleep (every spin in "
+            "flight waits as long)",
+            buckets=PAUSE_BUCKETS,
+            registry=r,
+        )
+        self.gc_pause = Histogram(
+            "pumpkin_gc_pause_seconds",
+            "Pauses of the garbage collector, by generation (2: a full pass)",
+            ["generation"],
+            buckets=PAUSE_BUCKETS,
             registry=r,
         )
 
