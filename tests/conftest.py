@@ -11,9 +11,10 @@ from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 
 import pytest
+from eventsourcing.persistence import StoredEvent
 
 from infrastructure.application import PumpkinApplication
-from infrastructure.persistence import temporary_postgres_database
+from infrastructure.persistence import GroupCommitRecorder, temporary_postgres_database
 
 PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
 STORES = ("sqlite", "postgres")
@@ -48,6 +49,22 @@ def postgres_url() -> Iterator[str]:
     """A fresh PostgreSQL database only (for tests about concurrent writers)."""
     with fresh_postgres_database() as url:
         yield url
+
+
+@pytest.fixture
+def group_commit_recorder(postgres_url: str) -> Iterator[GroupCommitRecorder]:
+    """The recorder that groups concurrent saves, of an application on `postgres_url`."""
+    with PumpkinApplication.from_url(postgres_url) as app:
+        recorder = app.recorder
+        assert isinstance(recorder, GroupCommitRecorder)
+        yield recorder
+
+
+def stored(aggregate: object, version: int) -> StoredEvent:
+    """A bare stored event: the recorder's unit, with no aggregate behind it."""
+    return StoredEvent(
+        originator_id=aggregate, originator_version=version, topic="test:Event", state=b"{}"
+    )
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from uuid import uuid4
 
 import psycopg
 import pytest
+from conftest import stored
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
 from domain.errors import InsufficientFunds, SessionClosed
@@ -18,12 +19,6 @@ from infrastructure.async_commit import AsyncGroupCommit
 from infrastructure.persistence import GroupCommitRecorder
 
 FUNDS = 10**9
-
-
-def stored(aggregate: object, version: int) -> StoredEvent:
-    return StoredEvent(
-        originator_id=aggregate, originator_version=version, topic="test:Event", state=b"{}"
-    )
 
 
 def funded_session(app: PumpkinApplication, funds: int = FUNDS) -> tuple[str, str]:
@@ -36,61 +31,57 @@ def funded_session(app: PumpkinApplication, funds: int = FUNDS) -> tuple[str, st
 
 
 def test_saves_from_the_loop_and_blocking_saves_all_commit_and_a_conflict_fails_alone(
-    postgres_url: str,
+    group_commit_recorder: GroupCommitRecorder,
 ) -> None:
-    with PumpkinApplication.from_url(postgres_url) as app:
-        recorder = app.recorder
-        assert isinstance(recorder, GroupCommitRecorder)
-        contested = uuid4()
-        blocking: list[list[int]] = []
+    recorder = group_commit_recorder
+    contested = uuid4()
+    blocking: list[list[int]] = []
 
-        def save() -> None:
-            ids = recorder.insert_events([stored(uuid4(), 1)])
-            blocking.append(list(ids or []))
+    def save() -> None:
+        ids = recorder.insert_events([stored(uuid4(), 1)])
+        blocking.append(list(ids or []))
 
-        async def from_the_loop() -> tuple[list[int], list[int]]:
-            commit = AsyncGroupCommit(recorder)
-            threads = [threading.Thread(target=save) for _ in range(8)]
-            for thread in threads:
-                thread.start()
-            saves = [commit.save([stored(uuid4(), 1), stored(uuid4(), 1)]) for _ in range(20)]
-            rivals = [commit.save([stored(contested, 1)]) for _ in range(2)]
-            found = await asyncio.gather(*saves)
-            outcomes = await asyncio.gather(*rivals, return_exceptions=True)
-            for thread in threads:
-                thread.join()
-            commit.close()
-            refused = [o for o in outcomes if isinstance(o, IntegrityError)]
-            kept = [len(o) for o in outcomes if isinstance(o, list)]
-            assert len(refused) == 1 and kept == [1]  # one rival recorded, the other refused
-            return [i for ids in found for i in ids], kept
+    async def from_the_loop() -> tuple[list[int], list[int]]:
+        commit = AsyncGroupCommit(recorder)
+        threads = [threading.Thread(target=save) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        saves = [commit.save([stored(uuid4(), 1), stored(uuid4(), 1)]) for _ in range(20)]
+        rivals = [commit.save([stored(contested, 1)]) for _ in range(2)]
+        found = await asyncio.gather(*saves)
+        outcomes = await asyncio.gather(*rivals, return_exceptions=True)
+        for thread in threads:
+            thread.join()
+        commit.close()
+        refused = [o for o in outcomes if isinstance(o, IntegrityError)]
+        kept = [len(o) for o in outcomes if isinstance(o, list)]
+        assert len(refused) == 1 and kept == [1]  # one rival recorded, the other refused
+        return [i for ids in found for i in ids], kept
 
-        ids, _ = asyncio.run(from_the_loop())
-        ids += [i for found in blocking for i in found]
-        assert len(ids) == 48 and len(set(ids)) == 48
-        assert all(len(found) == 1 for found in blocking)
+    ids, _ = asyncio.run(from_the_loop())
+    ids += [i for found in blocking for i in found]
+    assert len(ids) == 48 and len(set(ids)) == 48
+    assert all(len(found) == 1 for found in blocking)
 
 
 def test_a_lost_connection_fails_its_saves_and_the_next_save_reconnects(
-    postgres_url: str,
+    postgres_url: str, group_commit_recorder: GroupCommitRecorder
 ) -> None:
-    with PumpkinApplication.from_url(postgres_url) as app:
-        recorder = app.recorder
-        assert isinstance(recorder, GroupCommitRecorder)
+    recorder = group_commit_recorder
 
-        async def scenario() -> None:
-            commit = AsyncGroupCommit(recorder)
-            assert await commit.save([stored(uuid4(), 1)])
-            assert commit._connection is not None
-            backend = commit._connection.info.backend_pid
-            with psycopg.connect(postgres_url, autocommit=True) as admin:  # the server drops it
-                admin.execute("SELECT pg_terminate_backend(%s)", (backend,))
-            with pytest.raises(psycopg.OperationalError):
-                await commit.save([stored(uuid4(), 1)])
-            assert await commit.save([stored(uuid4(), 1)])  # a new connection
-            commit.close()
+    async def scenario() -> None:
+        commit = AsyncGroupCommit(recorder)
+        assert await commit.save([stored(uuid4(), 1)])
+        assert commit._connection is not None
+        backend = commit._connection.info.backend_pid
+        with psycopg.connect(postgres_url, autocommit=True) as admin:  # the server drops it
+            admin.execute("SELECT pg_terminate_backend(%s)", (backend,))
+        with pytest.raises(psycopg.OperationalError):
+            await commit.save([stored(uuid4(), 1)])
+        assert await commit.save([stored(uuid4(), 1)])  # a new connection
+        commit.close()
 
-        asyncio.run(scenario())
+    asyncio.run(scenario())
 
 
 def submissions(app: PumpkinApplication, monkeypatch: pytest.MonkeyPatch) -> list[int]:
