@@ -36,8 +36,9 @@ from domain.errors import (
     SessionClosed,
     SessionNotFound,
 )
+from domain.event_names import stored_name
 from domain.facts import JSON, ROUND_FACTS
-from domain.hashchain import GENESIS, digest_of
+from domain.hashchain import GENESIS, STORED_DIGEST, digest_of
 from domain.progress import NEW_PLAYER, Progress
 
 NAMESPACE = UUID("6a0e7d3c-58f4-4b9c-9a51-2f1d6c0b7e11")  # fixed: ids must never change
@@ -87,11 +88,6 @@ def parse_round_id(round_id: str) -> tuple[str, int] | None:
     return player_id, int(number)
 
 
-def topic_of(cls: type) -> str:
-    """The stored topic of an event class (as eventsourcing names it)."""
-    return f"{cls.__module__}:{cls.__qualname__}"
-
-
 def _json_value(payload: Mapping[str, JSON]) -> dict[str, JSON]:
     """The payload exactly as it will read back from the store (tuples become lists)."""
     value: dict[str, JSON] = orjson.loads(orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS))
@@ -103,16 +99,24 @@ class ChainLink:
 
     def mutate(self, aggregate: Any) -> Any:
         result = super().mutate(aggregate)  # type: ignore[misc]
-        result.chain_head = digest_of(self, topic_of(type(self)))
+        result.chain_head = digest_of(self, stored_name(type(self)))
         return result
 
 
 class Player(Aggregate):
+    # Permanent stored names (domain.event_names): frozen to what the first release wrote.
+    TOPIC = "domain.player:Player"
+
     class Event(ChainLink, Aggregate.Event):
+        # No TOPIC: never stored, so a subclass that forgets its own fails at import.
         JSON_NATIVE_STATE = True  # every field a JSON value but the timestamp (fast to encode)
         prev_hash: str
 
+    class Created(Event, Aggregate.Created):
+        TOPIC = "domain.player:Player.Created"  # the library's default; Registered is used
+
     class Registered(ChainLink, Aggregate.Created):
+        TOPIC = "domain.player:Player.Registered"
         JSON_NATIVE_STATE = True
         prev_hash: str
         player_id: str
@@ -229,6 +233,7 @@ class Player(Aggregate):
         return balance
 
     class Deposited(Event):
+        TOPIC = "domain.player:Player.Deposited"
         amount: int
         request_id: str
         balance_after: int
@@ -238,6 +243,7 @@ class Player(Aggregate):
             player.remember(self.request_id, f"deposit:{self.amount}", self.balance_after)
 
     class Withdrawn(Event):
+        TOPIC = "domain.player:Player.Withdrawn"
         amount: int
         request_id: str
         balance_after: int
@@ -269,6 +275,7 @@ class Player(Aggregate):
         return self.session_summary(session_id)
 
     class SessionOpened(Event):
+        TOPIC = "domain.player:Player.SessionOpened"
         session_id: str
         token_hash: str
 
@@ -276,6 +283,7 @@ class Player(Aggregate):
             player.sessions[self.session_id] = [True, 0, 0, 0]
 
     class SessionClosed(Event):
+        TOPIC = "domain.player:Player.SessionClosed"
         session_id: str
         spins: int
         staked: int
@@ -344,6 +352,7 @@ class Player(Aggregate):
         return outcome
 
     class StakePlaced(Event):
+        TOPIC = "domain.player:Player.StakePlaced"
         round_id: str
         player_id: str
         session_id: str
@@ -373,58 +382,60 @@ class Player(Aggregate):
     class RoundFact(Event):
         """One fact of the engine's play, in order; `payload` is the fact's payload."""
 
+        TOPIC = "domain.player:Player.RoundFact"
         round_id: str
         payload: dict[str, Any]
 
     class LevelUnlocked(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.LevelUnlocked"
 
     class SymbolsLanded(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.SymbolsLanded"
 
     class WildReelsTriggered(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.WildReelsTriggered"
 
     class CloverMoonSwapped(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.CloverMoonSwapped"
 
     class NormalGameCollectorCollected(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.NormalGameCollectorCollected"
 
     class BoosterLanded(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.BoosterLanded"
 
     class PumpkinActivated(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.PumpkinActivated"
 
     class FreeSpinsAwarded(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.FreeSpinsAwarded"
 
     class SpinCompleted(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.SpinCompleted"
 
     class HoldAndWinStarted(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.HoldAndWinStarted"
 
     class PrizesCollected(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.PrizesCollected"
 
     class JackpotWon(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.JackpotWon"
 
     class HoldAndWinEnded(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.HoldAndWinEnded"
 
     class FreeSpinsStarted(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.FreeSpinsStarted"
 
     class FreeSpinsEnded(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.FreeSpinsEnded"
 
     class MaxWinReached(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.MaxWinReached"
 
     class RoundSettled(Event):
+        TOPIC = "domain.player:Player.RoundSettled"
         round_id: str
         total_win: int
         balance_after: int
@@ -449,7 +460,9 @@ ROUND_EVENTS: dict[str, type[Player.RoundFact]] = {
     name: getattr(Player, name) for name in ROUND_FACTS
 }
 ROUND_EVENT_NAMES = frozenset(("StakePlaced", "RoundSettled", *ROUND_FACTS))
-_ENVELOPE = frozenset(("originator_id", "originator_version", "timestamp", "prev_hash"))
+_ENVELOPE = frozenset(
+    ("originator_id", "originator_version", "timestamp", "prev_hash", STORED_DIGEST)
+)
 
 
 def round_event_payload(event: object) -> tuple[str, dict[str, Any]]:

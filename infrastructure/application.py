@@ -36,6 +36,7 @@ from domain.errors import (
     RuleViolation,
     SessionNotFound,
 )
+from domain.event_names import stored_name
 from domain.hashchain import ChainedEvent, Problem, chained, check_chain
 from domain.player import (
     NAMESPACE,
@@ -46,7 +47,6 @@ from domain.player import (
     parse_round_id,
     player_aggregate_id,
     round_event_payload,
-    topic_of,
 )
 from domain.recall import round_view
 from infrastructure.async_commit import AsyncGroupCommit
@@ -78,7 +78,13 @@ class ConcurrentUpdate(RuleViolation):
 class SessionKey(Aggregate):
     """session id -> its player. Its id is the session id, so a spin finds its player at once."""
 
+    TOPIC = "infrastructure.application:SessionKey"  # permanent (domain.event_names)
+
+    class Created(Aggregate.Created):
+        TOPIC = "infrastructure.application:SessionKey.Created"  # the library's default, unused
+
     class Issued(ChainLink, Aggregate.Created):
+        TOPIC = "infrastructure.application:SessionKey.Issued"
         prev_hash: str
         player_id: str
 
@@ -89,7 +95,13 @@ class SessionKey(Aggregate):
 class TokenKey(Aggregate):
     """SHA-256 of a player token -> its session, so a token is looked up without scanning."""
 
+    TOPIC = "infrastructure.application:TokenKey"  # permanent (domain.event_names)
+
+    class Created(Aggregate.Created):
+        TOPIC = "infrastructure.application:TokenKey.Created"  # the library's default, unused
+
     class Issued(ChainLink, Aggregate.Created):
+        TOPIC = "infrastructure.application:TokenKey.Issued"
         prev_hash: str
         player_id: str
         session_id: str
@@ -281,7 +293,7 @@ class PumpkinApplication(Application[UUID]):
         """The player's stream as stored, for the hash-chain check (domain.hashchain)."""
         check_player_id(player_id)
         for event in self.events.get(player_aggregate_id(player_id)):
-            yield chained(event, topic_of(type(event)))
+            yield chained(event, stored_name(type(event)))
 
     def check_player_chain(self, player_id: str) -> list[Problem]:
         anchors: dict[str, tuple[int, str]] = {}
