@@ -29,9 +29,6 @@ from eventsourcing.domain import Aggregate
 from domain.engine import RoundOutcome, check_stake, play_round
 from domain.errors import (
     InsufficientFunds,
-    InvalidAmount,
-    InvalidPlayerId,
-    InvalidRequestId,
     RequestIdReused,
     SessionClosed,
     SessionNotFound,
@@ -39,6 +36,7 @@ from domain.errors import (
 from domain.event_names import stored_name
 from domain.facts import JSON, ROUND_FACTS
 from domain.hashchain import GENESIS, STORED_DIGEST, digest_of
+from domain.identifiers import check_amount, check_player_id, check_request_id, is_player_id
 from domain.progress import NEW_PLAYER, Progress
 
 NAMESPACE = UUID("6a0e7d3c-58f4-4b9c-9a51-2f1d6c0b7e11")  # fixed: ids must never change
@@ -48,27 +46,6 @@ RECENT_REQUESTS = 10_000
 # the oldest key and copying the dict (every command copies the player) then cost the whole
 # capacity: a player with a full window spun ~25% slower.
 RECENT_SLACK = 1_024
-MAX_AMOUNT = 10**12  # minor units: keeps every balance far inside a JSON-safe integer
-
-_PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
-
-
-def check_player_id(player_id: str) -> None:
-    if not isinstance(player_id, str) or not _PLAYER_ID.fullmatch(player_id):
-        raise InvalidPlayerId("a player id is 1 to 64 of A-Z a-z 0-9 _ -")
-
-
-def check_request_id(request_id: str) -> None:
-    if not isinstance(request_id, str) or not _REQUEST_ID.fullmatch(request_id):
-        raise InvalidRequestId("a request id is 1 to 128 printable characters without spaces")
-
-
-def check_amount(amount: int) -> None:
-    if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= MAX_AMOUNT:
-        raise InvalidAmount(f"an amount is a whole number of minor units, 1 to {MAX_AMOUNT}")
-
-
 @functools.lru_cache(maxsize=65_536)
 def player_aggregate_id(player_id: str) -> UUID:
     return uuid5(NAMESPACE, f"player:{player_id}")
@@ -83,7 +60,7 @@ _ROUND_NUMBER = re.compile(r"[1-9][0-9]{0,17}")  # ASCII, no leading zero: one s
 
 def parse_round_id(round_id: str) -> tuple[str, int] | None:
     player_id, _, number = round_id.rpartition(".")
-    if not _PLAYER_ID.fullmatch(player_id) or not _ROUND_NUMBER.fullmatch(number):
+    if not is_player_id(player_id) or not _ROUND_NUMBER.fullmatch(number):
         return None
     return player_id, int(number)
 

@@ -38,12 +38,12 @@ from domain.errors import (
 )
 from domain.event_names import stored_name
 from domain.hashchain import ChainedEvent, Problem, chained, check_chain
+from domain.identifiers import check_player_id
 from domain.player import (
     NAMESPACE,
     ROUND_EVENT_NAMES,
     ChainLink,
     Player,
-    check_player_id,
     parse_round_id,
     player_aggregate_id,
     round_event_payload,

@@ -1,7 +1,6 @@
 """PUMPKIN_DATABASE_URL -> the eventsourcing environment of the event store (and its recorder).
 
-`sqlite:///PATH` (a file; `sqlite:///:memory:` for a throwaway store) or
-`postgresql://USER[:PASS]@HOST[:PORT]/DB`. Tables are created on first start (eventsourcing's
+The URL is parsed by infrastructure.database_url. Tables are created on first start (eventsourcing's
 CREATE_TABLE); for PostgreSQL the database itself is created too if it is missing.
 """
 
@@ -14,66 +13,21 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import psycopg
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg import sql
 
+from infrastructure.database_url import is_postgres, postgres_address, sqlite_path
+
 PG_POOL_SIZE = 8  # pooled psycopg 3 connections kept open per application (readers + the leader)
 PG_MAX_OVERFLOW = 12  # more, opened under load and closed after
 
 
-class UnsupportedDatabaseUrl(ValueError):
-    pass
-
-
-@dataclass(frozen=True)
-class PostgresAddress:
-    user: str
-    password: str
-    host: str
-    port: int
-    dbname: str
-
-    def conninfo(self, dbname: str | None = None) -> str:
-        return psycopg.conninfo.make_conninfo(
-            host=self.host,
-            port=self.port,
-            user=self.user,
-            password=self.password or None,
-            dbname=dbname or self.dbname,
-        )
-
-
-def postgres_address(url: str) -> PostgresAddress:
-    parts = urlsplit(url)
-    if parts.scheme not in ("postgresql", "postgres") or not parts.hostname:
-        raise UnsupportedDatabaseUrl("expected postgresql://USER[:PASS]@HOST[:PORT]/DB")
-    dbname = unquote(parts.path.lstrip("/"))
-    if not dbname or not parts.username:
-        raise UnsupportedDatabaseUrl("a PostgreSQL URL names its user and database")
-    return PostgresAddress(
-        user=unquote(parts.username),
-        password=unquote(parts.password or ""),
-        host=parts.hostname,
-        port=parts.port or 5432,
-        dbname=dbname,
-    )
-
-
-def sqlite_path(url: str) -> str:
-    prefix = "sqlite:///"
-    if not url.startswith(prefix) or len(url) == len(prefix):
-        raise UnsupportedDatabaseUrl("expected sqlite:///PATH")
-    path = url[len(prefix) :]
-    return path if path == ":memory:" else unquote(path)
-
-
 def event_store_env(url: str) -> dict[str, str]:
     """The eventsourcing environment for a database URL."""
-    if url.startswith("sqlite:"):
+    if not is_postgres(url):
         path = sqlite_path(url)
         return {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
@@ -103,7 +57,7 @@ def event_store_env(url: str) -> dict[str, str]:
 
 def ensure_database(url: str) -> None:
     """Create the PostgreSQL database named by the URL if it does not exist (SQLite: nothing)."""
-    if url.startswith("sqlite:"):
+    if not is_postgres(url):
         return
     address = postgres_address(url)
     with psycopg.connect(address.conninfo("postgres"), autocommit=True) as conn:
@@ -123,7 +77,7 @@ def schema_lock(url: str) -> Iterator[None]:
     database (`serve --workers 2`, a runner beside the API) otherwise race in the catalog: the
     library's CREATE OR REPLACE FUNCTION fails with "tuple concurrently updated", and two
     CREATE TABLE IF NOT EXISTS with a duplicate pg_type key. SQLite serialises writers itself."""
-    if not url.startswith("postgresql"):
+    if not is_postgres(url):
         yield
         return
     with psycopg.connect(postgres_address(url).conninfo(), autocommit=True) as connection:

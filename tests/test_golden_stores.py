@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from infrastructure.application import PumpkinApplication
 from infrastructure.cli import app as cli
-from infrastructure.persistence import postgres_address
+from infrastructure.database_url import postgres_address
 from infrastructure.verification import verify_store
 
 GOLDEN = Path(__file__).parent / "golden"
