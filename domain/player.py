@@ -37,7 +37,7 @@ from domain.event_names import stored_name
 from domain.facts import JSON, ROUND_FACTS
 from domain.hashchain import GENESIS, STORED_DIGEST, digest_of
 from domain.identifiers import check_amount, check_player_id, check_request_id, is_player_id
-from domain.progress import NEW_PLAYER, Progress
+from domain.progress import NEW_PLAYER, Progress, recorded_progress
 
 NAMESPACE = UUID("6a0e7d3c-58f4-4b9c-9a51-2f1d6c0b7e11")  # fixed: ids must never change
 RECENT_REQUESTS = 10_000
@@ -424,10 +424,14 @@ class Player(Aggregate):
 
         def apply(self, player: Player) -> None:
             player.balance = self.balance_after
-            player.level = self.level
-            player.spins_to_next_level = self.spins_to_next_level
-            player.hold_and_win_halves = round(self.hold_and_win_multiplier * 2)
-            player.free_spins_halves = round(self.free_spins_multiplier * 2)
+            after = recorded_progress(
+                self.level, self.spins_to_next_level,
+                self.hold_and_win_multiplier, self.free_spins_multiplier,
+            )
+            player.level = after.level
+            player.spins_to_next_level = after.spins_to_next_level
+            player.hold_and_win_halves = after.hold_and_win_halves
+            player.free_spins_halves = after.free_spins_halves
             is_open, spins, staked, won = player.sessions[player.round_session]
             player.sessions[player.round_session] = [is_open, spins, staked, won + self.total_win]
             player.round_session = ""
