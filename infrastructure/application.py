@@ -15,10 +15,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import random
 import secrets
 import threading
-import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from copy import deepcopy
@@ -58,11 +56,11 @@ from infrastructure.persistence import (
     schema_lock,
 )
 from infrastructure.ports import SessionRef
+from infrastructure.retry_policy import ATTEMPTS, pause_before
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
 
-ATTEMPTS = 10  # a command that loses a race this many times in a row gets ConcurrentUpdate
 SNAPSHOT_EVERY = 500  # events: loading a player replays at most this many after its snapshot
 CACHED_PLAYERS = 10_000
 CACHED_SESSIONS = 100_000
@@ -130,6 +128,8 @@ class PumpkinApplication(Application[UUID]):
         self._session_players: dict[str, str] = {}
         self._token_sessions: dict[str, tuple[str, str]] = {}
         self._async_commit: AsyncGroupCommit | None = None
+        # Called once per retry after a lost write race (the HTTP app counts them).
+        self.on_conflict_retry: Callable[[], object] = _ignore
 
     def construct_mapper(self) -> Mapper[UUID]:
         return self.factory.mapper(
@@ -373,8 +373,7 @@ class PumpkinApplication(Application[UUID]):
                 return result
             conflicts += 1
             fresh = True
-            # Jittered backoff so racing requests stop colliding in lockstep.
-            time.sleep(random.uniform(0, 0.001 * 2**conflicts))  # noqa: S311 - not a secret
+            self._retrying(conflicts)
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
 
     def _saved(self, *aggregates: Aggregate) -> bool:
@@ -441,13 +440,16 @@ class PumpkinApplication(Application[UUID]):
             self._async_commit.close()
         super().close()
 
-    @staticmethod
-    def _attempts() -> Iterator[int]:
+    def _attempts(self) -> Iterator[int]:
         for attempt in range(ATTEMPTS):
             if attempt:
-                # Jittered backoff so racing requests stop colliding in lockstep.
-                time.sleep(random.uniform(0, 0.002 * 2**attempt))  # noqa: S311 - not a secret
+                self._retrying(attempt)
             yield attempt
+
+    def _retrying(self, retry: int) -> None:
+        """Count a retry after a lost race (infrastructure.retry_policy) and pause before it."""
+        self.on_conflict_retry()
+        pause_before(retry)
 
     def _round_from(self, aggregate_id: UUID, start_version: int) -> dict[str, Any]:
         """round_view of the round whose StakePlaced is at `start_version`, read from the store."""
@@ -516,6 +518,10 @@ class PlayerCache:
                 self._players.move_to_end(player.id)
             while len(self._players) > self._size:
                 self._players.popitem(last=False)
+
+
+def _ignore() -> None:
+    return None
 
 
 def _remember(cache: dict[str, T], key: str, value: T) -> None:

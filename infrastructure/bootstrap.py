@@ -73,7 +73,7 @@ def build_http_app(
     audit: AuditReads | None = None,
 ) -> FastAPI:
     metrics = Metrics()
-    if hasattr(application, "on_conflict_retry"):  # the application reports its retries
+    if hasattr(application, "on_conflict_retry"):  # a test double may not report retries
         application.on_conflict_retry = metrics.store_retries.inc
     deps = HttpDeps(
         service=application,

@@ -45,9 +45,10 @@ def event_store_env(url: str) -> dict[str, str]:
         "POSTGRES_PASSWORD": address.password,
         "POSTGRES_POOL_SIZE": str(PG_POOL_SIZE),
         "POSTGRES_MAX_OVERFLOW": str(PG_MAX_OVERFLOW),
-        # Also how long a request waits for a pooled connection, and the library retries each
-        # read/write 10 times: with 10 s a request hung ~100 s while the database was away
-        # instead of answering 503; with 1 s it answers 503 within ~12 s.
+        # Also how long a request waits for a pooled connection. The library retries each read
+        # 10 times (GroupCommitRecorder's writes are not retried: a failed write answers 503
+        # at once), so with 10 s a read hung ~100 s while the database was away instead of
+        # answering 503; with 1 s it answers 503 within ~12 s.
         "POSTGRES_CONNECT_TIMEOUT": "1",
         "POSTGRES_LOCK_TIMEOUT": "10",
         "CREATE_TABLE": "y",

@@ -1,0 +1,37 @@
+"""A command that loses a write race is retried under the one retry policy, and every retry is
+counted: the application reports it and /metrics shows `pumpkin_store_retries`."""
+
+from __future__ import annotations
+
+from http_support import client_for
+
+from infrastructure import retry_policy
+from infrastructure.application import PumpkinApplication
+
+
+def test_a_retry_after_a_lost_race_is_reported_and_counted_in_metrics(store_url: str) -> None:
+    with PumpkinApplication.from_url(store_url) as first, \
+            PumpkinApplication.from_url(store_url) as second:
+        client = client_for(first)  # wires first.on_conflict_retry to the app's metrics
+        first.register_player("kim")
+        first.deposit("kim", 100, "d1")  # `first` now holds kim in its cache
+        second.deposit("kim", 100, "d2")  # ... which `second` makes stale
+        assert first.deposit("kim", 100, "d3") == 300  # decided on the stale copy: lost, retried
+        metrics = client.get("/metrics").text
+    assert "pumpkin_store_retries_total 1.0" in metrics
+
+
+def test_no_race_no_retry(store_url: str) -> None:
+    retries: list[int] = []
+    with PumpkinApplication.from_url(store_url) as app:
+        app.on_conflict_retry = lambda: retries.append(1)
+        app.register_player("lee")
+        app.deposit("lee", 100, "d1")
+        app.open_session("lee")
+    assert retries == []
+
+
+def test_the_pause_before_a_retry_is_jittered_and_doubles() -> None:
+    for retry in range(1, retry_policy.ATTEMPTS):
+        ceiling = retry_policy.FIRST_PAUSE_SECONDS * 2 ** (retry - 1)
+        assert all(0 <= retry_policy.pause_seconds(retry) <= ceiling for _ in range(50))
