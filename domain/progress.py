@@ -69,17 +69,3 @@ def count_spin(progress: Progress) -> Progress:
     if progress.spins_to_next_level is None or progress.spins_to_next_level == 0:
         return progress
     return replace(progress, spins_to_next_level=progress.spins_to_next_level - 1)
-
-
-def state_progress(level: int, hw_halves: int = X1, fs_halves: int = X1) -> Progress:
-    """A round-starting state (for the simulator and the rules document): meter not due."""
-    if not 0 <= level <= MAX_LEVEL:
-        raise ValueError(f"level must be 0..{MAX_LEVEL}")
-    if level < BOOSTER_LEVEL:
-        if (hw_halves, fs_halves) != (X1, X1):
-            raise ValueError("bonus multipliers are x1 below level 5")
-        return Progress(level, LEVEL_SPINS[level], X1, X1)
-    for halves in (hw_halves, fs_halves):
-        if not X1_5 <= halves <= X3:
-            raise ValueError("level-5 multipliers are 1.5, 2, 2.5 or 3")
-    return Progress(level, None, hw_halves, fs_halves)

@@ -159,3 +159,12 @@ def test_an_event_stored_at_an_older_version_is_upcast_and_the_chain_still_holds
         stream: list[ChainedEvent] = [chained(e, stored_name(type(e))) for e in events]
         assert stream[1].digest == old_digest
         assert check_chain(stream) == []
+
+
+def test_the_round_facts_the_engine_names_are_exactly_the_players_fact_events() -> None:
+    from domain.facts import ROUND_FACTS
+
+    fact_events = {name for name, value in vars(Player).items()
+                   if isinstance(value, type) and issubclass(value, Player.RoundFact)
+                   and value is not Player.RoundFact}
+    assert fact_events == set(ROUND_FACTS) and len(ROUND_FACTS) == len(fact_events)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from game_support import state_progress
 
 from domain.progress import (
     NEW_PLAYER,
@@ -10,7 +11,6 @@ from domain.progress import (
     X1_5,
     Progress,
     count_spin,
-    state_progress,
     unlock_if_due,
 )
 
