@@ -103,7 +103,7 @@ def resolve_round(model: MathModel, progress: Progress, stake: int, seed: bytes)
 
 def warm_up() -> None:
     """Compile the kernel (or load it from numba's cache) now, not on a player's first spin:
-    a first compile takes about ten seconds. Plays one throwaway round on a fixed seed."""
+    a first compile is slow. Plays one throwaway round on a fixed seed."""
     resolve_round(current_model(), NEW_PLAYER, STAKES[0], bytes(SEED_BYTES))
 
 

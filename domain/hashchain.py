@@ -46,7 +46,7 @@ _CANONICAL = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT
 def canonical_json(value: object) -> bytes:
     """Sorted keys, compact, UTF-8: byte for byte what `json.dumps(value, sort_keys=True,
     separators=(",", ":"), ensure_ascii=False, default=_encode_value)` writes (a property test
-    holds the two equal), at half the cost: it runs for every event written and checked. The one
+    holds the two equal), faster: it runs for every event written and checked. The one
     difference is the spelling of a float under 1e-4 (0.00001, not 1e-05); no event carries one
     (money is integers, multipliers 1.0-3.0).
     """

@@ -44,7 +44,7 @@ RECENT_REQUESTS = 10_000
 # The window is trimmed back to RECENT_REQUESTS once it holds this many more, in one rebuild.
 # Deleting its oldest key one at a time leaves holes at the front of the dict, and both finding
 # the oldest key and copying the dict (every command copies the player) then cost the whole
-# capacity: a player with a full window spun ~25% slower.
+# capacity: a player with a full window spun measurably slower (bench/RESULTS.md).
 RECENT_SLACK = 1_024
 @functools.lru_cache(maxsize=65_536)
 def player_aggregate_id(player_id: str) -> UUID:
@@ -143,7 +143,7 @@ class Player(Aggregate):
         )
 
     def state(self) -> dict[str, Any]:
-        """The player state of CONTRACT.md."""
+        """The player state of docs/CONTRACT.md."""
         progress = self.progress
         return {
             "player_id": self.player_id,

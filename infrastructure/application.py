@@ -389,8 +389,8 @@ class PumpkinApplication(Application[UUID]):
 
     def save(self, *objs: Any, **kwargs: Any) -> Any:
         """The library's save, collecting our aggregates' events with a class check: its
-        runtime Protocol checks (isinstance against two Protocols per aggregate) cost ~4% of a
-        spin's CPU. Anything else is collected as the library does."""
+        runtime Protocol checks (isinstance against two Protocols per aggregate) cost a visible
+        share of a spin's CPU. Anything else is collected as the library does."""
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
         self._collect(processing_event, *objs)
         processing_event.saved_kwargs.update(kwargs)

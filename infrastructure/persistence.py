@@ -47,8 +47,8 @@ def event_store_env(url: str) -> dict[str, str]:
         "POSTGRES_MAX_OVERFLOW": str(PG_MAX_OVERFLOW),
         # Also how long a request waits for a pooled connection. The library retries each read
         # 10 times (GroupCommitRecorder's writes are not retried: a failed write answers 503
-        # at once), so with 10 s a read hung ~100 s while the database was away instead of
-        # answering 503; with 1 s it answers 503 within ~12 s.
+        # at once), so a long timeout left a read hanging ten times as long while the database
+        # was away instead of answering 503; a short one answers 503 within seconds.
         "POSTGRES_CONNECT_TIMEOUT": "1",
         "POSTGRES_LOCK_TIMEOUT": "10",
         "CREATE_TABLE": "y",
@@ -107,7 +107,7 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
 
     The library takes `LOCK TABLE ... IN EXCLUSIVE MODE` in every insert transaction, so that
     notification ids are committed in order (projections never skip a gap that fills later).
-    That serialises writers: one commit, one WAL flush, at a time (~600/s here). We keep the lock
+    That serialises writers: one commit, one WAL flush, at a time (bench/RESULTS.md). We keep it
     and its guarantee, and amortise it: one thread at a time leads; while it commits, other saves
     queue; when it is done it hands the lead to the first queued save, which commits the whole
     queue in ONE transaction. Followers sleep on their own event, so none waits in line twice.
@@ -127,9 +127,9 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
         # One transaction, one statement: a function (created with the tables) that takes the
         # library's table lock, notifies, and inserts the rows given as four parallel binary
         # arrays (the library sends one array of a composite type, which psycopg dumps as text
-        # in Python: 3x the CPU per event). unnest keeps their order, so notification ids follow
-        # the events' order. One statement is one network wait: a pipelined BEGIN / LOCK /
-        # NOTIFY / INSERT / COMMIT cost nine.
+        # in Python, at several times the CPU per event). unnest keeps their order, so
+        # notification ids follow the events' order. One statement is one network wait, where a
+        # pipelined BEGIN / LOCK / NOTIFY / INSERT / COMMIT cost several.
         id_type = self.datastore.originator_id_type
         names = {
             "schema": sql.Identifier(self.datastore.schema),
