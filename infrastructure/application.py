@@ -47,6 +47,7 @@ from domain.player import (
     round_event_payload,
 )
 from domain.recall import round_view
+from infrastructure import es_compat
 from infrastructure.async_commit import AsyncGroupCommit
 from infrastructure.json_mapper import JsonNativeMapper
 from infrastructure.persistence import (
@@ -169,12 +170,12 @@ class PumpkinApplication(Application[UUID]):
             token = secrets.token_urlsafe(32)
             hashed = token_hash(token)
             player.open_session(session_id, hashed)
-            session_key = SessionKey._create(
-                SessionKey.Issued, id=UUID(hex=session_id), player_id=player_id,
+            session_key = es_compat.create(
+                SessionKey, SessionKey.Issued, id=UUID(hex=session_id), player_id=player_id,
                 prev_hash="",
             )
-            token_key = TokenKey._create(
-                TokenKey.Issued, id=token_key_id(hashed), player_id=player_id,
+            token_key = es_compat.create(
+                TokenKey, TokenKey.Issued, id=token_key_id(hashed), player_id=player_id,
                 session_id=session_id, prev_hash="",
             )
             if self._saved(player, session_key, token_key):
@@ -394,9 +395,9 @@ class PumpkinApplication(Application[UUID]):
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
         self._collect(processing_event, *objs)
         processing_event.saved_kwargs.update(kwargs)
-        recordings = self._record(processing_event)
-        self._take_snapshots(processing_event)
-        self._notify(recordings)
+        recordings = es_compat.record(self, processing_event)
+        self._snapshot_from_memory(processing_event)
+        es_compat.notify_recorded(self, recordings)
         self.notify(processing_event.events)  # the library's deprecated hook, kept in step
         return recordings
 
@@ -409,7 +410,7 @@ class PumpkinApplication(Application[UUID]):
             else:
                 processing_event.collect_events(obj)
 
-    def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
+    def _snapshot_from_memory(self, processing_event: ProcessingEvent[UUID]) -> None:
         """Snapshot a player from memory each time its version crosses a SNAPSHOT_EVERY mark.
         (The library's default rebuilds the aggregate from the store to snapshot it.)"""
         self._write_snapshots(self._due_a_snapshot(processing_event))

@@ -20,6 +20,7 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg import sql
 
 from infrastructure.database_url import is_postgres, postgres_address, sqlite_path
+from infrastructure.es_compat import pool_connection_kwargs
 
 PG_POOL_SIZE = 8  # pooled psycopg 3 connections kept open per application (readers + the leader)
 PG_MAX_OVERFLOW = 12  # more, opened under load and closed after
@@ -160,8 +161,7 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
 
     def connection_settings(self) -> dict[str, Any]:
         """How to open one more connection to this store, as the pool opens its own."""
-        pooled = self.datastore.pool.kwargs
-        assert isinstance(pooled, dict)  # the library passes a dict
+        pooled = pool_connection_kwargs(self.datastore)
         settings = {k: v for k, v in pooled.items() if k != "row_factory"}
         return {**settings, "connect_timeout": 2}
 
