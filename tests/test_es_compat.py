@@ -86,3 +86,11 @@ def test_the_postgres_pool_tells_how_it_connects(
         assert hasattr(recorder, name), f"PostgresApplicationRecorder.{name} is gone"
     for name in ("schema", "lock_timeout", "originator_id_type", "get_connection"):
         assert hasattr(recorder.datastore, name), f"PostgresDatastore.{name} is gone"
+
+
+def test_snapshots_are_stored_under_the_librarys_snapshot_name_holding_the_players_name() -> None:
+    from eventsourcing.domain import Snapshot
+    from eventsourcing.utils import get_topic
+
+    assert get_topic(Snapshot) == "eventsourcing.domain:Snapshot"  # what the stores hold
+    assert Snapshot.take(Player.register("cy")).topic == "domain.player:Player"
