@@ -230,8 +230,8 @@ class PumpkinApplication(Application[UUID]):
             stored = [self.mapper.to_stored_event(e) for e in processing_event.events]
             try:
                 await self._async_group_commit().save(stored)
-            except IntegrityError:
-                pass  # another writer took the version: `spin` retries on the newest state
+            except IntegrityError:  # another writer took the version: `spin` retries on the
+                self.on_conflict_retry()  # newest state
             else:
                 self._players.put(player)
                 due = self._due_a_snapshot(processing_event)

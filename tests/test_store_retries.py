@@ -3,6 +3,8 @@ counted: the application reports it and /metrics shows `pumpkin_store_retries`."
 
 from __future__ import annotations
 
+import asyncio
+
 from http_support import client_for
 
 from infrastructure import retry_policy
@@ -35,3 +37,19 @@ def test_the_pause_before_a_retry_is_jittered_and_doubles() -> None:
     for retry in range(1, retry_policy.ATTEMPTS):
         ceiling = retry_policy.FIRST_PAUSE_SECONDS * 2 ** (retry - 1)
         assert all(0 <= retry_policy.pause_seconds(retry) <= ceiling for _ in range(50))
+
+
+def test_a_spin_decided_in_the_event_loop_that_loses_its_race_counts_as_a_retry(
+    postgres_url: str,
+) -> None:
+    retries: list[int] = []
+    with PumpkinApplication.from_url(postgres_url) as first, \
+            PumpkinApplication.from_url(postgres_url) as second:
+        first.on_conflict_retry = lambda: retries.append(1)
+        first.register_player("max")
+        first.deposit("max", 1_000, "d1")
+        session_id, _token = first.open_session("max")  # first holds max and the session
+        second.deposit("max", 1_000, "d2")  # ... now stale
+        answer = asyncio.run(first.spin_async(session_id, 20, "s1"))
+    assert answer["balance_before"] == 2_000
+    assert len(retries) >= 1
