@@ -13,6 +13,10 @@ covers the name (domain.hashchain). So:
 - A NEW stored class is named `TOPIC = "pumpkin:<Aggregate>.<Event>"` (an aggregate:
   `"pumpkin:<Aggregate>"`), e.g. `TOPIC = "pumpkin:Player.SeedRevealed"`.
 - A name is never reused, never changed; tests/test_event_names.py holds them unique and set.
+- Once an aggregate has a TOPIC, the library refuses (at import) any event class in its body
+  without one, including the `Created` it derives by itself when the body does not define it:
+  define `class Created(Aggregate.Created)` with a TOPIC too (see SessionKey). An event made by
+  the `@event` decorator takes its name as `@event("Name", topic="pumpkin:<Aggregate>.<Name>")`.
 
 Changing what an event holds goes through versions, the library's upcasting: raise the class's
 `class_version` (absent means 1) and add a static `upcast_v1_v2(state: dict) -> None` (then
