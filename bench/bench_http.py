@@ -136,7 +136,7 @@ def server(url: str, projections: bool, workers: int) -> Iterator[tuple[str, int
         **os.environ,
         "PUMPKIN_DATABASE_URL": url,
         "PUMPKIN_OPERATOR_KEY": OPERATOR,
-        "PUMPKIN_AUDITOR_KEY": "bench-auditor",
+        "PUMPKIN_AUDITOR_KEY": "bench-auditor-key-0123456789",
         "PUMPKIN_PORT": str(port),
         "PUMPKIN_LOG_LEVEL": "WARNING",
         "PUMPKIN_LOG_FORMAT": "json",

@@ -157,8 +157,11 @@ def worker_http_app() -> FastAPI:
     the environment, where the parent process has put the keys so every worker shares them; the
     parent, not the workers, runs the projections."""
     _end_with_parent()
+    from infrastructure.server_limits import uvicorn_options
+
     settings = Settings()
     configure_logging(settings.log_format, settings.log_level)
+    uvicorn_options(settings)  # this process's header deadline (the parent passed the rest)
     runtime = build_runtime(settings, with_projections=False)
     settle_heap()
     return runtime.http_app
