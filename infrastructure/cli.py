@@ -95,7 +95,6 @@ def serve(
         settle_heap,
         start_projections_in_process,
     )
-
     from infrastructure.key_policy import key_problems
     from infrastructure.port_guard import PortInUse, refuse_if_port_held
     from infrastructure.server_limits import uvicorn_options

@@ -30,6 +30,7 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from infrastructure.settings import Settings
 
 _header_timeout_seconds = 10.0
+_DEFAULT_LIMIT = 16 * 1024  # h11's own default, when uvicorn is given none
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
@@ -65,7 +66,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if not self._awaiting_headers or self.transport.is_closing():
             return
         self._header_bytes += len(data)
-        if self._header_bytes > self.config.h11_max_incomplete_event_size:
+        if self._header_bytes > (self.config.h11_max_incomplete_event_size or _DEFAULT_LIMIT):
             self._refuse(431, b"request line and headers too large")
 
     def on_message_begin(self) -> None:
