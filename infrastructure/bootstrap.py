@@ -88,6 +88,7 @@ def build_http_app(
         token_cache_seconds=settings.token_cache_seconds,
         audit=audit,
         audit_trail=_audit_trail(settings) if audit is not None else None,
+        docs=settings.docs,
     )
     return create_app(deps, on_shutdown)
 

@@ -50,6 +50,10 @@ def create_app(
         title="Pumpkin RGS",
         version="0.1.0",
         description="Remote game server for one Halloween video slot. Money in minor units.",
+        # The interactive pages load Swagger UI / ReDoc from a public CDN: off unless asked for
+        # (PUMPKIN_DOCS). /openapi.json is this process's own document, always served.
+        docs_url="/docs" if deps.docs else None,
+        redoc_url="/redoc" if deps.docs else None,
     )
     app.state.deps = deps
     app.state.limiter = RateLimiter(deps.rate_limit_per_second)

@@ -69,6 +69,11 @@ class Caller:
             self._live_player()
             raise forbidden("verification is the auditor's")
 
+    def may_read_metrics(self) -> None:
+        if self.role == "player":
+            self._live_player()
+            raise forbidden("metrics are the operator's and the auditor's")
+
     def _live_player(self) -> None:
         if self.role == "player" and (self.session is None or not self.session.open):
             raise unauthorized("this session is closed; its token is no longer valid")

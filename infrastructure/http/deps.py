@@ -58,6 +58,7 @@ class HttpDeps:
     token_cache_seconds: float = 2.0
     audit: AuditReads | None = None  # None: this build runs without read models
     audit_trail: Callable[[str | None], Iterator[dict[str, Any]]] | None = None
+    docs: bool = False  # serve /docs and /redoc (their scripts come from a public CDN)
 
 
 async def _deps(request: Request) -> HttpDeps:
