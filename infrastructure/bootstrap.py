@@ -19,6 +19,7 @@ from fastapi import FastAPI
 
 from domain.rules_document import current_rules_document
 from infrastructure.http.app import create_app
+from infrastructure.http.audit_export import AuditExports
 from infrastructure.http.deps import AuditReads, HttpDeps
 from infrastructure.http.metrics import Metrics
 from infrastructure.logging import REVEAL, configure_logging, get_logger
@@ -87,19 +88,22 @@ def build_http_app(
         rate_limit_per_second=settings.rate_limit_per_second,
         token_cache_seconds=settings.token_cache_seconds,
         audit=audit,
-        audit_trail=_audit_trail(settings) if audit is not None else None,
+        audit_trail=_audit_exports(settings, audit),
         docs=settings.docs,
     )
     return create_app(deps, on_shutdown)
 
 
-def _audit_trail(settings: Settings) -> Callable[[str | None], Any]:
-    def rows(player_id: str | None) -> Any:
-        from projections.export import audit_rows
-
-        return audit_rows(settings.database_url, player_id)
-
-    return rows
+def _audit_exports(settings: Settings, audit: AuditReads | None) -> AuditExports | None:
+    """The audit trail export, read through the read models' one pool (the reader's)."""
+    rows = getattr(audit, "audit_rows", None)
+    if rows is None:
+        return None
+    return AuditExports(
+        rows,
+        max_concurrent=settings.audit_exports_max,
+        send_timeout_seconds=settings.audit_send_timeout_seconds,
+    )
 
 
 def announce_generated_keys(settings: Settings) -> None:

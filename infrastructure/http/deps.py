@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
 
 from fastapi import Depends, Request
 
+from infrastructure.http.audit_export import AuditExports
 from infrastructure.http.metrics import Metrics
 from infrastructure.ports import GameService
 
@@ -57,7 +58,7 @@ class HttpDeps:
     rate_limit_per_second: int = 0
     token_cache_seconds: float = 2.0
     audit: AuditReads | None = None  # None: this build runs without read models
-    audit_trail: Callable[[str | None], Iterator[dict[str, Any]]] | None = None
+    audit_trail: AuditExports | None = None  # GET /audit/events, within bounds
     docs: bool = False  # serve /docs and /redoc (their scripts come from a public CDN)
 
 
