@@ -141,6 +141,8 @@ def server(url: str, projections: bool, workers: int) -> Iterator[tuple[str, int
         "PUMPKIN_LOG_LEVEL": "WARNING",
         "PUMPKIN_LOG_FORMAT": "json",
         "PUMPKIN_RATE_LIMIT_PER_SECOND": "0",
+        "PUMPKIN_AUTH_FAILURES_PER_MINUTE": "0",
+        "PUMPKIN_ANONYMOUS_PER_SECOND": "0",
     }
     command = [
         sys.executable,

@@ -22,6 +22,8 @@ from infrastructure.http.app import create_app
 from infrastructure.http.audit_export import AuditExports
 from infrastructure.http.deps import AuditReads, HttpDeps
 from infrastructure.http.metrics import Metrics
+from infrastructure.http.ratelimit import RateLimiter
+from infrastructure.http.shared_buckets import SHARED_LIMITS_ENV, SharedBuckets
 from infrastructure.logging import REVEAL, configure_logging, get_logger
 from infrastructure.read_sources import (
     ReadYourWritesRounds,
@@ -90,8 +92,21 @@ def build_http_app(
         audit=audit,
         audit_trail=_audit_exports(settings, audit),
         docs=settings.docs,
+        limiter=_shared_limiter(settings),
+        unknown_token_cache_seconds=settings.unknown_token_cache_seconds,
     )
     return create_app(deps, on_shutdown)
+
+
+def _shared_limiter(settings: Settings) -> RateLimiter:
+    """The request limits, in the table every `serve --workers N` process shares (its file made
+    by the supervisor), or in this process's memory when it serves alone."""
+    return RateLimiter(
+        settings.rate_limit_per_second,
+        failures_per_minute=settings.auth_failures_per_minute,
+        anonymous_per_second=settings.anonymous_per_second,
+        buckets=SharedBuckets(os.environ.get(SHARED_LIMITS_ENV) or None),
+    )
 
 
 def _audit_exports(settings: Settings, audit: AuditReads | None) -> AuditExports | None:

@@ -21,6 +21,7 @@ import time
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+from infrastructure.http.shared_buckets import shared_table_file
 from infrastructure.logging import get_logger
 
 log = get_logger("pumpkin.serve")
@@ -59,6 +60,11 @@ def supervise(workers: int, host: str, port: int, uvicorn_options: dict[str, Any
     # One listening socket per worker, all made here before any worker starts: connections
     # are spread over them from the first one (they wait in a socket's backlog until its worker
     # is up), and a worker started again takes over its socket, backlog and all.
+    with shared_table_file():  # the request limits every worker shares (http/ratelimit.py)
+        return _supervise(workers, host, port, uvicorn_options)
+
+
+def _supervise(workers: int, host: str, port: int, uvicorn_options: dict[str, Any]) -> int:
     sockets = [reuse_port_socket(host, port) for _ in range(workers)]
     for sock in sockets:
         sock.listen(2048)
