@@ -82,7 +82,8 @@ class Caller:
 
 
 async def identify(request: HTTPConnection, deps: HttpDeps, secret: str | None) -> Caller:
-    """The caller a bearer secret names (rate limited per secret), or 401."""
+    """The caller a bearer secret names, or 401. Limited per secret, and per client address
+    for secrets that name nobody (infrastructure/http/ratelimit.py)."""
     limiter: RateLimiter = request.app.state.limiter
     address = client_address(request.scope)
     if not secret:
