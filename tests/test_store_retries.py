@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from http_support import client_for
+from http_support import OPERATOR, bearer, client_for
 
 from infrastructure import retry_policy
 from infrastructure.application import PumpkinApplication
@@ -19,7 +19,7 @@ def test_a_retry_after_a_lost_race_is_reported_and_counted_in_metrics(store_url:
         first.deposit("kim", 100, "d1")  # `first` now holds kim in its cache
         second.deposit("kim", 100, "d2")  # ... which `second` makes stale
         assert first.deposit("kim", 100, "d3") == 300  # decided on the stale copy: lost, retried
-        metrics = client.get("/metrics").text
+        metrics = client.get("/metrics", headers=bearer(OPERATOR)).text
     assert "pumpkin_store_retries_total 1.0" in metrics
 
 
