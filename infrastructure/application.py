@@ -421,6 +421,9 @@ class PumpkinApplication(Application[UUID]):
 
     @staticmethod
     def _collect(processing_event: ProcessingEvent[UUID], *objs: Any) -> None:
+        """The library's collect_events, with a class check for our aggregates: its runtime
+        Protocol checks (isinstance against two Protocols per aggregate) cost a visible share of
+        a spin's CPU. Anything else is collected as the library does."""
         for obj in objs:
             if isinstance(obj, Aggregate):
                 processing_event.events.extend(obj.collect_events())

@@ -27,13 +27,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from eventsourcing.application import Application, ProcessingEvent
-from eventsourcing.persistence import (
-    ListenNotifySubscription,
-    Notification,
-    Recording,
-    StoredEvent,
-    Tracking,
-)
+from eventsourcing.persistence import ListenNotifySubscription, Notification, Recording, Tracking
 
 T = TypeVar("T")
 PENDING_EVENTS = "_pending_events"  # Aggregate's list of triggered, unsaved events
@@ -49,14 +43,16 @@ def create(aggregate_class: type[T], event_class: type[Any], **kwargs: Any) -> T
 async def record(
     application: Application[Any],
     processing_event: ProcessingEvent[Any],
-    insert: Callable[[list[StoredEvent]], Awaitable[Sequence[int] | None]],
+    insert: Callable[..., Awaitable[Sequence[int] | None]],
 ) -> list[Recording[Any]]:
     """What the library's `Application._record` does, with public names and the insert given
     (blocking or async: infrastructure/run_blocking.py): store the events in one transaction
     (`insert`, the recorder's `insert_events` as the library's `EventStore.put` calls it), answer
     the recordings as `put` does, and refresh the library's aggregate cache if it has one."""
     stored_events = [application.mapper.to_stored_event(e) for e in processing_event.events]
-    notification_ids = await insert(stored_events)
+    notification_ids = await insert(
+        stored_events, tracking=processing_event.tracking, **processing_event.saved_kwargs
+    )
     recordings: list[Recording[Any]] = [
         Recording(
             event,

@@ -54,6 +54,22 @@ def test_record_does_what_the_librarys_record_does(tmp_path: Path) -> None:
         assert app.player_state("bo")["balance"] == 0
 
 
+def test_record_hands_the_insert_the_tracking_and_the_saved_keywords(tmp_path: Path) -> None:
+    seen: dict[str, object] = {}
+
+    async def insert(stored_events: list[object], **kwargs: object) -> list[int]:
+        seen.update(kwargs)
+        return [7]
+
+    with PumpkinApplication.from_url(f"sqlite:///{tmp_path / 'e.db'}") as app:
+        processing_event: ProcessingEvent[object] = ProcessingEvent(Tracking("upstream", 3))
+        processing_event.collect_events(Player.register("cy"))
+        processing_event.saved_kwargs["note"] = "kept"
+        recordings = run_blocking(es_compat.record(app, processing_event, insert))
+    assert seen == {"tracking": Tracking("upstream", 3), "note": "kept"}
+    assert [r.notification.id for r in recordings] == [7]
+
+
 def test_the_hook_after_recording_takes_the_recordings() -> None:
     parameters = list(inspect.signature(Application._notify).parameters)  # noqa: SLF001
     assert parameters == ["self", "recordings"]
