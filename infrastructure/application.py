@@ -385,12 +385,13 @@ class PumpkinApplication(Application[UUID]):
     def save(self, *objs: Any, **kwargs: Any) -> Any:
         """The library's save (record, snapshot, notify: `_saving`), blocking."""
         insert = at_once(self.recorder.insert_events)
-        return run_blocking(self._saving(objs, kwargs, insert, in_this_thread))
+        return run_blocking(self._saving(objs, kwargs, insert, in_this_thread, answer=True))
 
     async def _save_in_loop(self, *objs: Any) -> list[Recording[UUID]]:
         """The same save in the event loop: committed by the loop's group commit (awaited, not
-        blocked on), snapshots written in a worker thread."""
-        return await self._saving(objs, {}, self._insert_in_loop, asyncio.to_thread)
+        blocked on), snapshots written in a worker thread. Answers no recordings unless the hook
+        after recording takes them: building them is a visible share of a spin's CPU."""
+        return await self._saving(objs, {}, self._insert_in_loop, asyncio.to_thread, answer=False)
 
     async def _insert_in_loop(
         self, stored_events: list[StoredEvent], **kwargs: Any
@@ -404,6 +405,8 @@ class PumpkinApplication(Application[UUID]):
         kwargs: Mapping[str, Any],
         insert: Callable[..., Awaitable[Sequence[int] | None]],
         in_worker: Callable[..., Awaitable[None]],
+        *,
+        answer: bool,
     ) -> list[Recording[UUID]]:
         """The one save path, blocking or async (infrastructure/run_blocking.py): collect the
         events, record them in one transaction with `insert`, snapshot players from memory
@@ -411,7 +414,8 @@ class PumpkinApplication(Application[UUID]):
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
         self._collect(processing_event, *objs)
         processing_event.saved_kwargs.update(kwargs)
-        recordings = await es_compat.record(self, processing_event, insert)
+        answer = answer or es_compat.hooked_after_recording(self)
+        recordings = await es_compat.record(self, processing_event, insert, answer=answer)
         due = self._due_a_snapshot(processing_event)
         if due:
             await in_worker(self._write_snapshots, due)

@@ -44,11 +44,14 @@ async def record(
     application: Application[Any],
     processing_event: ProcessingEvent[Any],
     insert: Callable[..., Awaitable[Sequence[int] | None]],
+    *,
+    answer: bool = True,
 ) -> list[Recording[Any]]:
     """What the library's `Application._record` does, with public names and the insert given
     (blocking or async: infrastructure/run_blocking.py): store the events in one transaction
     (`insert`, the recorder's `insert_events` as the library's `EventStore.put` calls it), answer
-    the recordings as `put` does, and refresh the library's aggregate cache if it has one."""
+    the recordings as `put` does (unless not `answer`: none, then), and refresh the library's
+    aggregate cache if it has one."""
     stored_events = [application.mapper.to_stored_event(e) for e in processing_event.events]
     notification_ids = await insert(
         stored_events, tracking=processing_event.tracking, **processing_event.saved_kwargs
@@ -67,12 +70,18 @@ async def record(
         for event, stored, notification_id in zip(
             processing_event.events, stored_events, notification_ids, strict=True
         )
-    ] if notification_ids else []
+    ] if notification_ids and answer else []
     repository = application.repository
     if repository.cache and not repository.fastforward:
         for aggregate_id, aggregate in processing_event.aggregates.items():
             repository.cache.put(aggregate_id, aggregate)
     return recordings
+
+
+def hooked_after_recording(application: Application[Any]) -> bool:
+    """Whether the application implements the library's hook after recording (`_notify`: the
+    library's own does nothing), so that a save must answer the recordings to pass them on."""
+    return type(application)._notify is not Application._notify  # noqa: SLF001
 
 
 def notify_recorded(application: Application[Any], recordings: list[Recording[Any]]) -> None:
