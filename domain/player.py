@@ -8,7 +8,8 @@ stream (domain.hashchain), so the stream is tamper-evident.
 Exactly once: at least the last RECENT_REQUESTS request ids are kept (up to RECENT_SLACK more),
 each with a fingerprint of its body and a reference to its result (the balance after a deposit
 or withdrawal, the version of a round's StakePlaced). A request id older than that window is
-treated as new.
+answered from its durable key (infrastructure/request_keys.py), which the application records
+in the same transaction and hands back through `recall_request`.
 
 State is held in JSON-native values (ints, strings, dicts of lists) so snapshots encode it as is.
 Container entries are replaced, never mutated in place, so a copy only needs shallow dict copies.
@@ -182,6 +183,11 @@ class Player(Aggregate):
         if seen[0] != fingerprint:
             raise RequestIdReused(f"request_id {request_id!r} was used with another request")
         return seen[1]
+
+    def recall_request(self, request_id: str, fingerprint: str, answer: int) -> None:
+        """A request applied before the window, as its durable key recorded it. Known to this
+        copy only (it is no state of record, so no event), so the command replays it."""
+        self.recent = {**self.recent, request_id: [fingerprint, answer]}
 
     def session_summary(self, session_id: str) -> dict[str, Any]:
         is_open, spins, staked, won = self._session(session_id)

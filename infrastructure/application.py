@@ -58,6 +58,7 @@ from infrastructure.persistence import (
     schema_lock,
 )
 from infrastructure.ports import SessionRef
+from infrastructure.request_keys import issued_keys, recorded_key
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
@@ -140,10 +141,14 @@ class PumpkinApplication(Application[UUID]):
             raise PlayerExists(f"player {player_id!r} exists") from None
 
     def deposit(self, player_id: str, amount: int, request_id: str) -> int:
-        return self._command(player_id, lambda player: player.deposit(amount, request_id))
+        return self._command(
+            player_id, lambda player: player.deposit(amount, request_id), request_id
+        )
 
     def withdraw(self, player_id: str, amount: int, request_id: str) -> int:
-        return self._command(player_id, lambda player: player.withdraw(amount, request_id))
+        return self._command(
+            player_id, lambda player: player.withdraw(amount, request_id), request_id
+        )
 
     def player_state(self, player_id: str) -> dict[str, Any]:
         return self._player(player_id).state()
@@ -193,7 +198,7 @@ class PumpkinApplication(Application[UUID]):
     def spin(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
         player_id = self._player_of_session(session_id)
         result = self._command(
-            player_id, lambda player: _play(player, session_id, stake, request_id)
+            player_id, lambda player: _play(player, session_id, stake, request_id), request_id
         )
         if isinstance(result, int):
             return self._round_from(player_aggregate_id(player_id), result)
@@ -213,7 +218,7 @@ class PumpkinApplication(Application[UUID]):
         player = self._spin_decided_in_memory(session_id, stake, request_id) if grouped else None
         if player is not None:
             processing_event: ProcessingEvent[UUID] = ProcessingEvent()
-            self._collect(processing_event, player)
+            self._collect(processing_event, player, *issued_keys(player, request_id))
             stored = [self.mapper.to_stored_event(e) for e in processing_event.events]
             try:
                 await self._async_group_commit().save(stored)
@@ -344,8 +349,14 @@ class PumpkinApplication(Application[UUID]):
         _remember(self._session_players, session_id, key.player_id)
         return key.player_id
 
-    def _command(self, player_id: str, decide: Callable[[Player], T]) -> T:
-        """Decide on the player and record what it decided, retrying when a race is lost."""
+    def _command(
+        self, player_id: str, decide: Callable[[Player], T], request_id: str | None = None
+    ) -> T:
+        """Decide on the player and record what it decided, retrying when a race is lost.
+
+        request_id: the request's durable key (infrastructure/request_keys.py) is recorded with
+        its events, and read only when the save conflicts or the newest state refuses it.
+        """
         fresh = False
         conflicts = 0
         while conflicts < ATTEMPTS:
@@ -353,17 +364,35 @@ class PumpkinApplication(Application[UUID]):
             try:
                 result = decide(player)
             except RuleViolation:
-                if fresh:
+                if not fresh:
+                    fresh = True  # a refusal is only final when judged on the newest state
+                    continue
+                recalled = self._recalled(player_id, request_id, decide)
+                if recalled is None:
                     raise
-                fresh = True  # a refusal is only final when judged on the newest state
-                continue
-            if not player.pending_events or self._saved(player):
+                return recalled[0]
+            if not player.pending_events or self._saved(player, *issued_keys(player, request_id)):
                 return result
+            recalled = self._recalled(player_id, request_id, decide)
+            if recalled is not None:
+                return recalled[0]
             conflicts += 1
             fresh = True
             # Jittered backoff so racing requests stop colliding in lockstep.
             time.sleep(random.uniform(0, 0.001 * 2**conflicts))  # noqa: S311 - not a secret
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
+
+    def _recalled(
+        self, player_id: str, request_id: str | None, decide: Callable[[Player], T]
+    ) -> tuple[T] | None:
+        """The answer again, if the request's durable key says it was applied (beyond the
+        player's window); RequestIdReused if it was applied with another body."""
+        key = recorded_key(self.repository, player_id, request_id)
+        if key is None:
+            return None
+        player = self._player(player_id)
+        player.recall_request(key.request_id, key.fingerprint, key.answer)
+        return (decide(player),)
 
     def _saved(self, *aggregates: Aggregate) -> bool:
         """Record in one transaction; False if another writer took one of the versions."""
