@@ -78,7 +78,7 @@ def recorded_key(
     if request_id is None:
         return None
     try:
-        key = repository.get(request_key_id(player_id, request_id))
+        key: object = repository.get(request_key_id(player_id, request_id))
     except AggregateNotFoundError:
         return None
     return key if isinstance(key, RequestKey) else None
