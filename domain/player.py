@@ -27,8 +27,10 @@ from uuid import UUID, uuid5
 import orjson
 from eventsourcing.domain import Aggregate
 
+from domain.board import MAX_WIN_X_STAKE
 from domain.engine import RoundOutcome, check_stake, play_round
 from domain.errors import (
+    BalanceCap,
     InsufficientFunds,
     InvalidAmount,
     InvalidPlayerId,
@@ -48,7 +50,11 @@ RECENT_REQUESTS = 10_000
 # the oldest key and copying the dict (every command copies the player) then cost the whole
 # capacity: a player with a full window spun ~25% slower.
 RECENT_SLACK = 1_024
-MAX_AMOUNT = 10**12  # minor units: keeps every balance far inside a JSON-safe integer
+MAX_AMOUNT = 10**12  # minor units, one deposit or withdrawal
+# No balance passes this (2^53 - 1 minor units): past it, JSON clients (doubles) lose precision.
+# A deposit that would pass it is refused; so is a spin whose largest possible win would (the
+# balance after the stake plus MAX_WIN_X_STAKE stakes), so a settlement never has to be.
+BALANCE_CAP = 2**53 - 1
 
 _PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
@@ -216,6 +222,8 @@ class Player(Aggregate):
             return int(previous)
         check_amount(amount)
         balance = self.balance + amount
+        if balance > BALANCE_CAP:
+            raise BalanceCap(f"a balance never passes {BALANCE_CAP}; {amount} would")
         self.trigger_event(
             self.Deposited, amount=amount, request_id=request_id, balance_after=balance
         )
@@ -304,6 +312,8 @@ class Player(Aggregate):
             raise SessionClosed(f"session {session_id!r} is closed")
         if stake > self.balance:
             raise InsufficientFunds(f"balance {self.balance} is less than the stake {stake}")
+        if self.balance - stake + stake * MAX_WIN_X_STAKE > BALANCE_CAP:
+            raise BalanceCap(f"this stake's largest win could take the balance past {BALANCE_CAP}")
 
     def spin(self, session_id: str, stake: int, request_id: str, seed: bytes) -> RoundOutcome:
         """Play and record one whole round: StakePlaced, the engine's facts, RoundSettled."""

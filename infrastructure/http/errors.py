@@ -17,6 +17,7 @@ from infrastructure.logging import get_logger
 STATUS_BY_CODE: dict[str, int] = {
     "player_exists": 409,
     "insufficient_funds": 409,
+    "balance_cap": 409,
     "session_closed": 409,
     "request_id_reused": 409,
     "concurrent_update": 409,
