@@ -1,7 +1,10 @@
 """Who is asking: the operator key, the auditor key, or a player's session token.
 
 Keys are compared in constant time. A token whose session is closed still names its session, so
-its own spin endpoint can answer 409 session_closed; everywhere else it is refused with 401.
+its own spin endpoint can answer 409 session_closed (or replay a spin it played); everywhere
+else it is refused with 401.
+Another player's data (or another session) answers a player's token exactly as a missing one
+(404, the same code and message): ids are guessable, existence must not leak.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from fastapi.security.utils import get_authorization_scheme_param
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
-from domain.errors import SessionClosed
+from domain.errors import PlayerNotFound, SessionNotFound
 from infrastructure.http.deps import Deps, HttpDeps
 from infrastructure.http.errors import ApiError, forbidden, unauthorized
 from infrastructure.http.ratelimit import RateLimiter
@@ -34,12 +37,18 @@ class Caller:
     role: Role
     session: SessionRef | None = None
 
+    def reaches_player(self, player_id: str) -> bool:
+        """A player's token reaches only its own player; the other roles reach every one."""
+        if self.role != "player":
+            return True
+        return self.session is not None and self.session.player_id == player_id
+
     def may_read_player(self, player_id: str) -> None:
         if self.role != "player":
             return
         self._live_player()
-        if self.session is None or self.session.player_id != player_id:
-            raise forbidden("a session token reaches only its own player")
+        if not self.reaches_player(player_id):
+            raise PlayerNotFound(f"no player {player_id!r}")  # as the application's own
 
     def may_change_money(self) -> None:
         if self.role != "operator":
@@ -49,11 +58,9 @@ class Caller:
     def may_spin(self, session_id: str) -> None:
         if self.role != "player":
             raise forbidden("only the session's own token plays")
-        if self.session is None or self.session.session_id != session_id:
-            self._live_player()
-            raise forbidden("a session token plays only its own session")
-        if not self.session.open:
-            raise SessionClosed("this session is closed")
+        # A closed session is refused by the application (409 session_closed), after it has
+        # answered a replayed request id with the round that request played.
+        self._own_session(session_id)
 
     def may_close(self, session_id: str) -> None:
         if self.role == "operator":
@@ -61,13 +68,17 @@ class Caller:
         if self.role == "auditor":
             raise forbidden("the auditor changes nothing")
         self._live_player()
-        if self.session is None or self.session.session_id != session_id:
-            raise forbidden("a session token closes only its own session")
+        self._own_session(session_id)
 
     def may_audit(self) -> None:
         if self.role != "auditor":
             self._live_player()
             raise forbidden("verification is the auditor's")
+
+    def _own_session(self, session_id: str) -> None:
+        if self.session is None or self.session.session_id != session_id:
+            self._live_player()
+            raise SessionNotFound(f"no session {session_id!r}")  # as the application's own
 
     def _live_player(self) -> None:
         if self.role == "player" and (self.session is None or not self.session.open):

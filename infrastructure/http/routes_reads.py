@@ -41,9 +41,8 @@ def round_by_id(round_id: str, caller: CallerDep, deps: Deps) -> Any:
     if caller.role == "player":
         caller.may_read_player(caller.session.player_id if caller.session else "")
     played = deps.rounds.round(round_id)
-    if played is None:
-        raise RoundNotFound(f"no round {round_id}")
-    caller.may_read_player(played["player_id"])
+    if played is None or not caller.reaches_player(played["player_id"]):
+        raise RoundNotFound(f"no round {round_id}")  # another player's: exactly as a missing one
     return FastJSONResponse(played)
 
 
