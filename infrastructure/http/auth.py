@@ -85,8 +85,17 @@ class Caller:
             raise unauthorized("this session is closed; its token is no longer valid")
 
 
-async def identify(request: HTTPConnection, deps: HttpDeps, secret: str | None) -> Caller:
-    """The caller a bearer secret names (rate limited per secret), or 401."""
+async def identify(
+    request: HTTPConnection, deps: HttpDeps, secret: str | None, *, spin: bool = False
+) -> Caller:
+    """The caller a bearer secret names (rate limited per secret), or 401.
+
+    spin: the open-session cache may name the caller. Only a spin may use it: the application
+    judges a spin on the newest state (a session closed through another worker conflicts on
+    its version and is refused), so a stale entry cannot let a closed session play. Any other
+    request reads the session's state from the store, so a close is effective on every worker
+    at once (issue 17, finding 7).
+    """
     if not secret:
         raise unauthorized()
     limiter: RateLimiter = request.app.state.limiter
@@ -99,7 +108,7 @@ async def identify(request: HTTPConnection, deps: HttpDeps, secret: str | None) 
         structlog.contextvars.bind_contextvars(role="auditor")
         return Caller("auditor")
     sessions: OpenSessionCache = request.app.state.open_sessions
-    session = sessions.get(secret)
+    session = sessions.get(secret) if spin else None
     if session is None:
         session = await run_in_threadpool(deps.service.session_for_token, secret)
         if session is None:
