@@ -57,6 +57,7 @@ from infrastructure.persistence import (
     event_store_env,
     schema_lock,
 )
+from infrastructure.player_locks import PlayerLocks
 from infrastructure.ports import SessionRef
 from infrastructure.request_keys import issued_keys, recorded_key
 
@@ -119,6 +120,7 @@ class PumpkinApplication(Application[UUID]):
         self._session_players: dict[str, str] = {}
         self._token_sessions: dict[str, tuple[str, str]] = {}
         self._async_commit: AsyncGroupCommit | None = None
+        self._locks = PlayerLocks()  # commands on one player take turns in this process
 
     def construct_mapper(self) -> Mapper[UUID]:
         return self.factory.mapper(
@@ -214,6 +216,13 @@ class PumpkinApplication(Application[UUID]):
         race) goes to `spin` in a worker thread, which owns every rule and retry. Both ways
         record the same events in one transaction.
         """
+        player_id = self._session_players.get(session_id)
+        if player_id is None:
+            player_id = await asyncio.to_thread(self._player_of_session, session_id)
+        async with self._locks.held_async(player_id):
+            return await self._spin_async(session_id, stake, request_id)
+
+    async def _spin_async(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
         grouped = isinstance(self.recorder, GroupCommitRecorder)
         player = self._spin_decided_in_memory(session_id, stake, request_id) if grouped else None
         if player is not None:
@@ -357,6 +366,12 @@ class PumpkinApplication(Application[UUID]):
         request_id: the request's durable key (infrastructure/request_keys.py) is recorded with
         its events, and read only when the save conflicts or the newest state refuses it.
         """
+        with self._locks.held(player_id):
+            return self._command_in_turn(player_id, decide, request_id)
+
+    def _command_in_turn(
+        self, player_id: str, decide: Callable[[Player], T], request_id: str | None
+    ) -> T:
         fresh = False
         conflicts = 0
         while conflicts < ATTEMPTS:

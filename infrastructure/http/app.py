@@ -51,6 +51,9 @@ def create_app(
         version="0.1.0",
         description="Remote game server for one Halloween video slot. Money in minor units.",
     )
+    # A path with a trailing slash is 404, not a redirect: the framework built its Location from
+    # the Host header, which the client chooses (issue 17, finding 12).
+    app.router.redirect_slashes = False
     app.state.deps = deps
     app.state.limiter = RateLimiter(deps.rate_limit_per_second)
     app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)

@@ -16,9 +16,11 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import AfterValidator
 
 from domain.errors import RuleViolation
+from infrastructure.http import schema_rules
 from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import AuditReads, Deps, HttpDeps
 from infrastructure.http.routes_operator import ERRORS
+from projections.csv_cells import neutral_row
 
 router = APIRouter(prefix="/audit", tags=["audit"], responses=ERRORS)  # type: ignore[arg-type]
 
@@ -43,7 +45,11 @@ def _iso_time(value: str | None) -> str | None:
 
 Time = Annotated[
     str | None,
-    Query(max_length=40, description="ISO-8601, e.g. 2026-11-30"),
+    Query(
+        max_length=40,
+        description="ISO-8601, e.g. 2026-11-30",
+        json_schema_extra=schema_rules.iso_time(_ISO_TIME.pattern),
+    ),
     AfterValidator(_iso_time),
 ]
 PlayerFilter = Annotated[str | None, Query(max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -114,7 +120,16 @@ def balances(caller: CallerDep, deps: Deps) -> Any:
     return JSONResponse(jsonable_encoder({"balances": _audit(deps).balances()}))
 
 
-@router.get("/events")
+@router.get(
+    "/events",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "description": "one event a line: JSON lines (`format=jsonl`, the default) or CSV",
+            "content": {"application/x-ndjson": {}, "text/csv": {}},
+        }
+    },
+)
 def events(
     caller: CallerDep,
     deps: Deps,
@@ -143,7 +158,7 @@ def _csv(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
     writer = csv.DictWriter(buffer, fieldnames=AUDIT_COLUMNS)
     writer.writeheader()
     for row in rows:
-        writer.writerow(row)
+        writer.writerow(neutral_row(row))
         yield buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 
 from domain.errors import RoundNotFound
+from infrastructure.http import schema_rules
 from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import Deps
 from infrastructure.http.models import PlayerState, Round, RoundsPage, VerifyReport
@@ -37,7 +38,11 @@ def player_rounds(
 
 
 @router.get("/rounds/{round_id}", response_model=Round)
-def round_by_id(round_id: str, caller: CallerDep, deps: Deps) -> Any:
+def round_by_id(
+    round_id: Annotated[str, Path(json_schema_extra=schema_rules.ROUND_ID)],
+    caller: CallerDep,
+    deps: Deps,
+) -> Any:
     if caller.role == "player":
         caller.may_read_player(caller.session.player_id if caller.session else "")
     played = deps.rounds.round(round_id)
