@@ -59,7 +59,7 @@ from infrastructure.persistence import (
 )
 from infrastructure.player_locks import PlayerLocks
 from infrastructure.ports import SessionRef
-from infrastructure.request_keys import issued_keys, recorded_key
+from infrastructure.request_keys import RequestKey, issued_keys, recorded_key
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
@@ -219,8 +219,11 @@ class PumpkinApplication(Application[UUID]):
         player_id = self._session_players.get(session_id)
         if player_id is None:
             player_id = await asyncio.to_thread(self._player_of_session, session_id)
-        async with self._locks.held_async(player_id):
+        await self._locks.take_turn(player_id)
+        try:
             return await self._spin_async(session_id, stake, request_id)
+        finally:
+            self._locks.end_turn(player_id)
 
     async def _spin_async(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
         grouped = isinstance(self.recorder, GroupCommitRecorder)
@@ -409,7 +412,7 @@ class PumpkinApplication(Application[UUID]):
         player.recall_request(key.request_id, key.fingerprint, key.answer)
         return (decide(player),)
 
-    def _saved(self, *aggregates: Aggregate) -> bool:
+    def _saved(self, *aggregates: Aggregate | RequestKey.Issued) -> bool:
         """Record in one transaction; False if another writer took one of the versions."""
         try:
             self.save(*aggregates)
@@ -439,6 +442,8 @@ class PumpkinApplication(Application[UUID]):
             if isinstance(obj, Aggregate):
                 processing_event.events.extend(obj.collect_events())
                 processing_event.aggregates[obj.id] = obj
+            elif isinstance(obj, RequestKey.Issued):  # a bare event: its key has no other
+                processing_event.events.append(obj)
             else:
                 processing_event.collect_events(obj)
 

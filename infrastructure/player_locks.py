@@ -5,8 +5,8 @@ second), and the loser retries on the newest state. With 16 spins on one player 
 ran out of retries (409 concurrent_update, issue 17 finding 12). Here they queue in the process
 instead; the retry remains for writers in other processes.
 
-A spin decided in the event loop holds the player's asyncio lock (the loop must never block on
-a thread's lock); a command run in a worker thread holds the player's thread lock. A lock lives
+A spin decided in the event loop takes the player's turn in that loop (the loop must never block
+on a thread's lock); a command run in a worker thread holds the player's thread lock. A lock lives
 only while someone holds or awaits it, so the maps stay as small as the players in flight.
 """
 
@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Callable, Hashable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+import weakref
+from collections import deque
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -57,7 +59,13 @@ class _Slots(Generic[L]):
 class PlayerLocks:
     def __init__(self) -> None:
         self.threads: _Slots[threading.Lock] = _Slots(threading.Lock)
-        self.loops: _Slots[asyncio.Lock] = _Slots(asyncio.Lock)
+        # per event loop: player id -> the spins waiting for their turn (the player is taken
+        # while its id is a key). Hand-made rather than an asyncio.Lock per player: a spin
+        # that finds its player free pays one dict lookup.
+        self._loops: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, deque[asyncio.Future[None]]]
+        ] = weakref.WeakKeyDictionary()
+        self._guard = threading.Lock()
 
     @contextmanager
     def held(self, player_id: str) -> Iterator[None]:
@@ -69,13 +77,40 @@ class PlayerLocks:
         finally:
             self.threads.leave(player_id, slot)
 
-    @asynccontextmanager
-    async def held_async(self, player_id: str) -> AsyncIterator[None]:
-        """The player's lock, for a spin decided in the running event loop."""
-        key = (id(asyncio.get_running_loop()), player_id)
-        slot = self.loops.enter(key)
+    async def take_turn(self, player_id: str) -> None:
+        """Wait until no other spin of this event loop has the player; `end_turn` after."""
+        loop = asyncio.get_running_loop()
+        turns = self._turns(loop)
+        waiting = turns.get(player_id)
+        if waiting is None:
+            turns[player_id] = deque()
+            return
+        turn: asyncio.Future[None] = loop.create_future()
+        waiting.append(turn)
         try:
-            async with slot.lock:
-                yield
-        finally:
-            self.loops.leave(key, slot)
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self.end_turn(player_id)  # handed the turn while cancelled: pass it on
+            raise
+
+    def end_turn(self, player_id: str) -> None:
+        turns = self._turns(asyncio.get_running_loop())
+        waiting = turns[player_id]
+        while waiting:
+            turn = waiting.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
+        del turns[player_id]
+
+    def players_taken(self) -> int:
+        """Players some command holds or waits for, in this process (for tests)."""
+        return len(self.threads) + sum(len(turns) for turns in list(self._loops.values()))
+
+    def _turns(self, loop: asyncio.AbstractEventLoop) -> dict[str, deque[asyncio.Future[None]]]:
+        turns = self._loops.get(loop)
+        if turns is None:
+            with self._guard:
+                turns = self._loops.setdefault(loop, {})
+        return turns

@@ -16,6 +16,7 @@ request keys existed rebuild exactly as before: the player's state does not chan
 
 from __future__ import annotations
 
+from typing import Any
 from uuid import UUID, uuid5
 
 from eventsourcing.application import AggregateNotFoundError, Repository
@@ -52,23 +53,27 @@ def request_key_id(player_id: str, request_id: str) -> UUID:
     return uuid5(NAMESPACE, f"request:{player_id}:{request_id}")
 
 
-def issued_keys(player: Player, request_id: str | None) -> list[RequestKey]:
-    """The key of the request the player just decided (none if it recorded nothing new)."""
+def issued_keys(player: Player, request_id: str | None) -> list[RequestKey.Issued]:
+    """The key of the request the player just decided (none if it recorded nothing new): the
+    one event that creates it, made directly (the aggregate's own creation costs twice as
+    much, on every spin), at the time of the request's last event."""
     if request_id is None or not player.pending_events:
         return []
     remembered = player.recent.get(request_id)
     if remembered is None:
         return []
     fingerprint, answer = remembered
-    key: RequestKey = RequestKey._create(
-        RequestKey.Issued,
-        id=request_key_id(player.player_id, request_id),
-        player_id=player.player_id,
-        request_id=request_id,
-        fingerprint=fingerprint,
-        answer=int(answer),
-    )
-    return [key]
+    fields: dict[str, Any] = {
+        "originator_id": request_key_id(player.player_id, request_id),
+        "originator_version": 1,
+        "timestamp": player.pending_events[-1].timestamp,
+        "originator_topic": RequestKey.TOPIC,
+        "player_id": player.player_id,
+        "request_id": request_id,
+        "fingerprint": fingerprint,
+        "answer": int(answer),
+    }
+    return [RequestKey.Issued(**fields)]
 
 
 def recorded_key(

@@ -14,6 +14,7 @@ import pytest
 
 import infrastructure.application as application_module
 from infrastructure.application import PumpkinApplication
+from infrastructure.player_locks import PlayerLocks
 
 RACERS = 16
 
@@ -66,4 +67,22 @@ def test_a_players_turns_are_forgotten_when_nobody_waits(service: PumpkinApplica
     service.spin(session_id, 100, "one")
     asyncio.run(service.spin_async(session_id, 100, "two"))
     locks = service._locks  # noqa: SLF001 - the maps must not grow with every player ever seen
-    assert len(locks.threads) == len(locks.loops) == 0
+    assert locks.players_taken() == 0
+
+
+def test_a_spin_cancelled_while_waiting_does_not_hold_up_the_next() -> None:
+    locks = PlayerLocks()
+
+    async def scenario() -> None:
+        await locks.take_turn("jo")
+        cancelled = asyncio.ensure_future(locks.take_turn("jo"))
+        after = asyncio.ensure_future(locks.take_turn("jo"))
+        await asyncio.sleep(0)  # both are waiting
+        cancelled.cancel()
+        await asyncio.sleep(0)
+        locks.end_turn("jo")
+        await asyncio.wait_for(after, 1)  # the turn went past the cancelled one
+        locks.end_turn("jo")
+
+    asyncio.run(scenario())
+    assert locks.players_taken() == 0
