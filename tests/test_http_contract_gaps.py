@@ -5,41 +5,32 @@ from __future__ import annotations
 import csv
 import io
 import time
-from collections.abc import Iterator
 
-import pytest
 from fastapi.testclient import TestClient
-from http_support import AUDITOR, OPERATOR, Journey, bearer, client_for, served_client
+from http_support import AUDITOR, OPERATOR, Journey, bearer, served_client
 
-from infrastructure.application import PumpkinApplication
 from projections.csv_cells import neutral_cell
 
 
-@pytest.fixture
-def client(service: PumpkinApplication) -> Iterator[TestClient]:
-    with client_for(service) as test_client:
-        yield test_client
-
-
-def test_a_body_that_cannot_be_decoded_is_422_like_any_invalid_body(client: TestClient) -> None:
-    j = Journey(client)
+def test_a_body_that_cannot_be_decoded_is_422_like_any_invalid_body(api: TestClient) -> None:
+    j = Journey(api)
     for path, secret in (("/players", OPERATOR), (f"/sessions/{j.session_id}/spins", j.token)):
         for raw in (b"\xff\xfe\x00", b"\x80{}", b'{"stake": 100, "request_id": "\xff"}'):
-            answer = client.post(path, content=raw, headers=bearer(secret))
+            answer = api.post(path, content=raw, headers=bearer(secret))
             assert answer.status_code == 422, (path, raw, answer.text)
             assert answer.json()["error"]["code"] == "invalid_request"
 
 
-def test_a_method_not_allowed_says_which_are(client: TestClient) -> None:
-    answer = client.delete("/players", headers=bearer(OPERATOR))
+def test_a_method_not_allowed_says_which_are(api: TestClient) -> None:
+    answer = api.delete("/players", headers=bearer(OPERATOR))
     assert answer.status_code == 405
     assert answer.json()["error"]["code"] == "method_not_allowed"
     assert "POST" in answer.headers["allow"]
 
 
-def test_no_redirect_is_built_from_the_host_header(client: TestClient) -> None:
+def test_no_redirect_is_built_from_the_host_header(api: TestClient) -> None:
     for path in ("/health/", "/rules/", "/players/"):
-        answer = client.get(
+        answer = api.get(
             path, headers={"Host": "attacker.example"}, follow_redirects=False
         )
         assert not 300 <= answer.status_code < 400, (path, answer.headers)
@@ -47,12 +38,12 @@ def test_no_redirect_is_built_from_the_host_header(client: TestClient) -> None:
 
 
 def test_a_spin_replayed_after_its_session_closed_answers_the_original_round(
-    client: TestClient,
+    api: TestClient,
 ) -> None:
-    j = Journey(client)
+    j = Journey(api)
     first = j.spin(request_id="once")
     assert first.status_code == 200
-    closed = client.post(f"/sessions/{j.session_id}/close", headers=bearer(j.token))
+    closed = api.post(f"/sessions/{j.session_id}/close", headers=bearer(j.token))
     assert closed.status_code == 200
     again = j.spin(request_id="once")
     assert (again.status_code, again.json()) == (200, first.json())
@@ -60,8 +51,8 @@ def test_a_spin_replayed_after_its_session_closed_answers_the_original_round(
     assert (new.status_code, new.json()["error"]["code"]) == (409, "session_closed")
 
 
-def test_the_openapi_document_carries_the_id_amount_and_date_rules(client: TestClient) -> None:
-    document = client.get("/openapi.json").json()
+def test_the_openapi_document_carries_the_id_amount_and_date_rules(api: TestClient) -> None:
+    document = api.get("/openapi.json").json()
     schemas = document["components"]["schemas"]
     assert schemas["NewPlayer"]["properties"]["player_id"]["pattern"] == "^[A-Za-z0-9_-]{1,64}$"
     money = schemas["MoneyMovement"]["properties"]
@@ -88,15 +79,15 @@ def test_formula_cells_are_neutralised_and_numbers_kept() -> None:
 
 
 def test_the_csv_audit_trail_neutralises_ids_that_look_like_formulas(store_url: str) -> None:
-    with served_client(store_url) as client:
+    with served_client(store_url) as api:
         for player_id in ("-1-1", "-cmd"):
-            assert client.post(
+            assert api.post(
                 "/players", json={"player_id": player_id}, headers=bearer(OPERATOR)
             ).status_code == 201
         deadline = time.monotonic() + 10
         rows: list[dict[str, str]] = []
         while len(rows) < 2 and time.monotonic() < deadline:
-            answer = client.get(
+            answer = api.get(
                 "/audit/events", params={"format": "csv"}, headers=bearer(AUDITOR)
             )
             every = csv.DictReader(io.StringIO(answer.text))

@@ -3,23 +3,12 @@ finding 10: another player's round answered 403 while a missing one answered 404
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from fastapi.testclient import TestClient
-from http_support import Journey, bearer, client_for
-
-from infrastructure.application import PumpkinApplication
+from http_support import Journey, bearer
 
 
-@pytest.fixture
-def client(service: PumpkinApplication) -> Iterator[TestClient]:
-    with client_for(service) as test_client:
-        yield test_client
-
-
-def test_another_players_data_answers_exactly_as_missing_data(client: TestClient) -> None:
-    mine, theirs = Journey(client), Journey(client)
+def test_another_players_data_answers_exactly_as_missing_data(api: TestClient) -> None:
+    mine, theirs = Journey(api), Journey(api)
     their_round = theirs.spin().json()["round_id"]
     missing_player = "nobody-at-all"
     pairs = [
@@ -31,8 +20,8 @@ def test_another_players_data_answers_exactly_as_missing_data(client: TestClient
     ]
     body = {"stake": 100, "request_id": "probe"}
     for method, theirs_path, missing_path in pairs:
-        existing = client.request(method, theirs_path, json=body, headers=bearer(mine.token))
-        missing = client.request(method, missing_path, json=body, headers=bearer(mine.token))
+        existing = api.request(method, theirs_path, json=body, headers=bearer(mine.token))
+        missing = api.request(method, missing_path, json=body, headers=bearer(mine.token))
         assert existing.status_code == missing.status_code == 404, (theirs_path, existing.text)
         code = existing.json()["error"]["code"]
         assert code == missing.json()["error"]["code"]
