@@ -22,6 +22,7 @@ from collections.abc import Callable
 from multiprocessing.process import BaseProcess
 from typing import Any, Protocol, TypeVar
 
+from infrastructure.http.shared_buckets import shared_table_file
 from infrastructure.logging import get_logger
 from infrastructure.restart_backoff import RestartBackoff
 
@@ -91,7 +92,17 @@ def supervise(
     backoff: RestartBackoff | None = None,
 ) -> int:
     """Run `workers` server processes until SIGTERM / SIGINT; the exit status."""
-    backoff = backoff or RestartBackoff()
+    with shared_table_file():  # the request limits every worker shares (http/ratelimit.py)
+        return _supervise(workers, host, port, uvicorn_options, backoff or RestartBackoff())
+
+
+def _supervise(
+    workers: int,
+    host: str,
+    port: int,
+    uvicorn_options: dict[str, Any],
+    backoff: RestartBackoff,
+) -> int:
     # One listening socket per worker, all made here before any worker starts: connections
     # are spread over them from the first one (they wait in a socket's backlog until its worker
     # is up), and a worker started again takes over its socket, backlog and all.

@@ -22,10 +22,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
 from domain.errors import PlayerNotFound, SessionNotFound
+from infrastructure.http.anonymous_limit import client_address
 from infrastructure.http.deps import Deps, HttpDeps
 from infrastructure.http.errors import ApiError, forbidden, unauthorized
 from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.token_cache import OpenSessionCache
+from infrastructure.http.unknown_tokens import UnknownTokens
 from infrastructure.ports import SessionRef
 
 Role = Literal["operator", "auditor", "player"]
@@ -75,6 +77,11 @@ class Caller:
             self._live_player()
             raise forbidden("verification is the auditor's")
 
+    def may_read_metrics(self) -> None:
+        if self.role == "player":
+            self._live_player()
+            raise forbidden("metrics are the operator's and the auditor's")
+
     def _own_session(self, session_id: str) -> None:
         if self.session is None or self.session.session_id != session_id:
             self._live_player()
@@ -88,7 +95,8 @@ class Caller:
 async def identify(
     request: HTTPConnection, deps: HttpDeps, secret: str | None, *, spin: bool = False
 ) -> Caller:
-    """The caller a bearer secret names (rate limited per secret), or 401.
+    """The caller a bearer secret names, or 401. Limited per secret, and per client address
+    for secrets that name nobody (infrastructure/http/ratelimit.py).
 
     spin: the open-session cache may name the caller. Only a spin may use it: the application
     judges a spin on the newest state (a session closed through another worker conflicts on
@@ -96,11 +104,13 @@ async def identify(
     request reads the session's state from the store, so a close is effective on every worker
     at once (issue 17, finding 7).
     """
-    if not secret:
-        raise unauthorized()
     limiter: RateLimiter = request.app.state.limiter
+    address = client_address(request.scope)
+    if not secret:
+        limiter.failed(address)
+        raise unauthorized()
     if not limiter.allow(hashlib.blake2b(secret.encode(), digest_size=16).hexdigest()):
-        raise ApiError("rate_limited", "too many requests", {"Retry-After": "1"})
+        raise _rate_limited()
     if hmac.compare_digest(secret.encode(), deps.operator_key.encode()):
         structlog.contextvars.bind_contextvars(role="operator")
         return Caller("operator")
@@ -110,12 +120,34 @@ async def identify(
     sessions: OpenSessionCache = request.app.state.open_sessions
     session = sessions.get(secret) if spin else None
     if session is None:
-        session = await run_in_threadpool(deps.service.session_for_token, secret)
-        if session is None:
-            raise unauthorized()
+        session = await _session_from_store(request, deps, secret, address)
         sessions.remember(secret, session)
     structlog.contextvars.bind_contextvars(role="player", player_id=session.player_id)
     return Caller("player", session)
+
+
+async def _session_from_store(
+    request: HTTPConnection, deps: HttpDeps, secret: str, address: str
+) -> SessionRef:
+    """The session a token names, read from the store, unless the token is known to name none
+    (UnknownTokens) or its address has used up its failed-authentication allowance (429)."""
+    limiter: RateLimiter = request.app.state.limiter
+    unknown: UnknownTokens = request.app.state.unknown_tokens
+    if not limiter.may_try_credentials(address):
+        raise _rate_limited()
+    if unknown.known_unknown(secret):
+        limiter.failed(address)
+        raise unauthorized()
+    session = await run_in_threadpool(deps.service.session_for_token, secret)
+    if session is None:
+        unknown.remember(secret)
+        limiter.failed(address)
+        raise unauthorized()
+    return session
+
+
+def _rate_limited() -> ApiError:
+    return ApiError("rate_limited", "too many requests", {"Retry-After": "1"})
 
 
 def bearer_secret(authorization: str | None) -> str | None:
