@@ -11,7 +11,8 @@ from http_support import OPERATOR, bearer, client_for
 
 from domain.board import MAX_WIN_X_STAKE
 from domain.errors import BalanceCap
-from domain.player import BALANCE_CAP, MAX_AMOUNT, Player, player_aggregate_id
+from domain.identifiers import MAX_AMOUNT
+from domain.player import BALANCE_CAP, Player, player_aggregate_id
 from infrastructure.application import PumpkinApplication
 
 

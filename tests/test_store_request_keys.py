@@ -7,10 +7,13 @@ a retried deposit was credited again. Every scenario runs on SQLite and PostgreS
 from __future__ import annotations
 
 import pytest
+from eventsourcing.utils import resolve_topic
 
 from domain.errors import RequestIdReused
+from domain.event_names import stored_name
 from domain.player import RECENT_REQUESTS, RECENT_SLACK, Player, player_aggregate_id
 from infrastructure.application import PumpkinApplication
+from infrastructure.request_keys import RequestKey
 
 NEWER_REQUESTS = 11_200  # more than 11,000
 assert NEWER_REQUESTS > RECENT_REQUESTS + RECENT_SLACK  # the old window has surely forgotten
@@ -83,3 +86,11 @@ def test_an_old_spin_retried_after_its_session_closed_answers_its_round(
     assert service.spin(session_id, 100, "spin-1") == played
     assert service.player_state("jo")["balance"] == balance
     assert service.round_ids("jo") == ["jo.1"]
+
+
+def test_the_request_key_is_stored_under_permanent_new_names() -> None:
+    assert stored_name(RequestKey) == "pumpkin:RequestKey"
+    assert stored_name(RequestKey.Issued) == "pumpkin:RequestKey.Issued"
+    for cls in (RequestKey, RequestKey.Created, RequestKey.Issued):
+        assert "TOPIC" in vars(cls)  # in its own body (domain.event_names)
+        assert resolve_topic(cls.TOPIC) is cls

@@ -10,20 +10,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.player import MAX_AMOUNT
+from domain.identifiers import (
+    MAX_AMOUNT,
+    PLAYER_ID_CHARS,
+    PLAYER_ID_MAX,
+    PLAYER_ID_PATTERN,
+    REQUEST_ID_MAX,
+)
 
 PLAYER_ID: dict[str, Any] = {
-    "pattern": "^[A-Za-z0-9_-]{1,64}$",
+    "pattern": f"^{PLAYER_ID_PATTERN}$",
     "minLength": 1,
-    "maxLength": 64,
-    "description": "1-64 of A-Z a-z 0-9 _ -",
+    "maxLength": PLAYER_ID_MAX,
+    "description": f"1-{PLAYER_ID_MAX} of {PLAYER_ID_CHARS}",
 }
 REQUEST_ID: dict[str, Any] = {
-    "pattern": "^[!-~]{1,128}$",
+    "pattern": f"^[!-~]{{1,{REQUEST_ID_MAX}}}$",  # REQUEST_ID_PATTERN, without escapes
     "minLength": 1,
-    "maxLength": 128,
-    "description": "1-128 printable ASCII characters, no spaces; the same id again answers the "
-    "first result (for at least 30 days)",
+    "maxLength": REQUEST_ID_MAX,
+    "description": f"1-{REQUEST_ID_MAX} printable ASCII characters, no spaces; the same id "
+    "again answers the first result (for at least 30 days)",
 }
 AMOUNT: dict[str, Any] = {
     "minimum": 1,
@@ -31,7 +37,7 @@ AMOUNT: dict[str, Any] = {
     "description": f"minor units, 1 to {MAX_AMOUNT}; no balance passes 2^53 - 1 (409 balance_cap)",
 }
 ROUND_ID: dict[str, Any] = {
-    "pattern": "^[A-Za-z0-9_-]{1,64}\\.[1-9][0-9]{0,17}$",
+    "pattern": f"^{PLAYER_ID_PATTERN}\\.[1-9][0-9]{{0,17}}$",
     "description": "<player_id>.<round number>",
 }
 
