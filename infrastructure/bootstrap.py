@@ -22,6 +22,7 @@ from infrastructure.http.app import create_app
 from infrastructure.http.deps import AuditReads, HttpDeps
 from infrastructure.http.metrics import Metrics
 from infrastructure.logging import REVEAL, configure_logging, get_logger
+from infrastructure.pages.keys import PageKeys
 from infrastructure.read_sources import (
     ReadYourWritesRounds,
     RoundSource,
@@ -88,6 +89,7 @@ def build_http_app(
         token_cache_seconds=settings.token_cache_seconds,
         audit=audit,
         audit_trail=_audit_trail(settings) if audit is not None else None,
+        pages_keys=PageKeys(settings.pages_key.get_secret_value(), settings.pages_key_file),
     )
     return create_app(deps, on_shutdown)
 

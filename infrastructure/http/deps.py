@@ -9,6 +9,7 @@ from typing import Annotated, Any, Protocol
 from fastapi import Depends, Request
 
 from infrastructure.http.metrics import Metrics
+from infrastructure.pages.keys import PageKeys
 from infrastructure.ports import GameService
 
 
@@ -58,6 +59,7 @@ class HttpDeps:
     token_cache_seconds: float = 2.0
     audit: AuditReads | None = None  # None: this build runs without read models
     audit_trail: Callable[[str | None], Iterator[dict[str, Any]]] | None = None
+    pages_keys: PageKeys | None = None  # None: a key for this run only (infrastructure/pages)
 
 
 async def _deps(request: Request) -> HttpDeps:
