@@ -175,7 +175,10 @@ def _player_page(
     if deps.audit_trail is not None and state is not None:
         trail.extend(deps.audit_trail(player_id))
     context.update(
-        player_id=player_id, state=state, trail=list(reversed(trail)), verified=verified,
+        player_id=player_id,
+        state=state,
+        trail=list(reversed(trail)),
+        verified=verified,
         trail_limit=TRAIL_SHOWN,
     )
     return page("player.html", context, status=200 if state is not None else 404)
@@ -197,8 +200,15 @@ def rounds(
     user = _signed_in(request)
     if user is None:
         return _to_console()
-    filters = {"player_id": player_id, "since": since, "until": until, "min_win": min_win,
-               "feature": feature, "model_version": model_version, "limit": limit}
+    filters = {
+        "player_id": player_id,
+        "since": since,
+        "until": until,
+        "min_win": min_win,
+        "feature": feature,
+        "model_version": model_version,
+        "limit": limit,
+    }
     context = _base(request, user, "rounds")
     context.update(filters=filters, found=None, error="")
     from projections.rounds import FEATURE_EVENTS
@@ -216,8 +226,11 @@ def rounds(
                 limit=max(1, min(int(limit or 50), 1000)),
             )
         except ValueError as error:
-            context["error"] = str(error) if "ISO" in str(error) or "feature" in str(
-                error) else "min win and limit are whole numbers"
+            context["error"] = (
+                str(error)
+                if "ISO" in str(error) or "feature" in str(error)
+                else "min win and limit are whole numbers"
+            )
     return page("rounds.html", context)
 
 
@@ -242,4 +255,3 @@ def _jackpot_totals(buckets: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
             total["count"] += int(won["count"])
             total["amount"] += int(won["amount"])
     return totals
-

@@ -67,13 +67,21 @@ def replay_page(
     """The round as it happened, for the holder of a signed link; 403 for a bad or expired one."""
     pages = pages_of(request)
     if not pages.signer.valid(round_id, expires, sig, pages.clock()):
-        return page("refused.html", {"title": "Link refused",
-                                     "message": "This replay link is not valid or has expired. "
-                                                "Ask for a new one."}, status=403)
+        return page(
+            "refused.html",
+            {
+                "title": "Link refused",
+                "message": "This replay link is not valid or has expired. Ask for a new one.",
+            },
+            status=403,
+        )
     played = deps.rounds.round(round_id)
     if played is None:
-        return page("refused.html", {"title": "No such round",
-                                     "message": "This round is not recorded."}, status=404)
+        return page(
+            "refused.html",
+            {"title": "No such round", "message": "This round is not recorded."},
+            status=404,
+        )
     return page("replay.html", replay_context(played))
 
 

@@ -51,8 +51,13 @@ def cell_label(cell: str, stake: int) -> Cell:
         return Cell(shown, ["candy"], f"{value} jackpot candy ({times} × stake)")
     if name == "BOOSTER":
         return Cell("BOOST " + value, ["booster"], f"bonus booster ({value})")
-    css = {"WILD": "wild", "SCATTER": "scatter", "NGC": "ngc", "COLLECTOR": "collector",
-           "EMPTY": "empty"}.get(name, "symbol")
+    css = {
+        "WILD": "wild",
+        "SCATTER": "scatter",
+        "NGC": "ngc",
+        "COLLECTOR": "collector",
+        "EMPTY": "empty",
+    }.get(name, "symbol")
     return Cell(cell.replace("_", " "), [css], cell)
 
 
@@ -84,8 +89,10 @@ def step_view(index: int, step: Mapping[str, Any], stake: int) -> StepView:
     if landed and landed != screen:
         screens.append(Screen("As landed", screen_rows(landed, stake)))
         screens.append(
-            Screen("Final screen (after Wild Reels / Clover Moon Swap)",
-                   screen_rows(screen, stake, feature_marks))
+            Screen(
+                "Final screen (after Wild Reels / Clover Moon Swap)",
+                screen_rows(screen, stake, feature_marks),
+            )
         )
     else:
         caption = "Board" if step.get("kind") == "hold_and_win" else "Screen"
@@ -94,8 +101,9 @@ def step_view(index: int, step: Mapping[str, Any], stake: int) -> StepView:
     for win in step.get("line_wins") or []:
         line = PAYLINES[int(win["line"]) - 1]
         count = int(win["count"])
-        marks = {(reel + 1, row): "hit" if reel < count else "path" for reel, row in
-                 enumerate(line)}
+        marks = {
+            (reel + 1, row): "hit" if reel < count else "path" for reel, row in enumerate(line)
+        }
         wins.append({**win, "rows": screen_rows(screen, stake, marks)})
     return StepView(
         index=index,
@@ -128,35 +136,54 @@ def _facts(step: Mapping[str, Any], stake: int) -> Iterable[tuple[str, str]]:
         yield "Wild Reels", "reels " + ", ".join(str(r) for r in step["wild_reels"])
     swap = step.get("clover_moon_swap")
     if swap:
-        yield "Clover Moon Swap", (f"{len(swap.get('positions') or [])} cells became "
-                                   f"{swap.get('symbol')}")
+        yield (
+            "Clover Moon Swap",
+            (f"{len(swap.get('positions') or [])} cells became {swap.get('symbol')}"),
+        )
     collector = step.get("normal_game_collector")
     if collector:
-        yield "Normal Game Collector", (f"{len(collector.get('coins') or [])} coins collected, "
-                                        f"{multiple(collector.get('win'), stake)}")
+        yield (
+            "Normal Game Collector",
+            (
+                f"{len(collector.get('coins') or [])} coins collected, "
+                f"{multiple(collector.get('win'), stake)}"
+            ),
+        )
     booster = step.get("booster")
     if booster:
-        yield "Bonus Booster", (f"{booster.get('bonus')} multiplier becomes "
-                                f"{booster.get('multiplier')}")
+        yield (
+            "Bonus Booster",
+            (f"{booster.get('bonus')} multiplier becomes {booster.get('multiplier')}"),
+        )
     if step.get("pumpkins_activated"):
-        yield "Pumpkins activated", "reels " + ", ".join(
-            str(r) for r in step["pumpkins_activated"])
+        yield "Pumpkins activated", "reels " + ", ".join(str(r) for r in step["pumpkins_activated"])
     if step.get("free_spins_awarded"):
-        yield "Free spins awarded", (f"{step['free_spins_awarded']} "
-                                     f"({step.get('free_spins_left')} left)")
+        yield (
+            "Free spins awarded",
+            (f"{step['free_spins_awarded']} ({step.get('free_spins_left')} left)"),
+        )
     if step.get("collectors"):
         yield "Collector reels", ", ".join(str(r) for r in step["collectors"])
     if "respins_left" in step:
         yield "Respins left", str(step["respins_left"])
     coins = step.get("collections") or []
     if coins:
-        yield "Coins on the board", ", ".join(
-            f"reel {c['reel']} row {int(c['row']) + 1}: {multiple(c['value'], stake)}"
-            + (f" × {c['times']} collectors" if c.get("times") else "")
-            for c in coins)
+        yield (
+            "Coins on the board",
+            ", ".join(
+                f"reel {c['reel']} row {int(c['row']) + 1}: {multiple(c['value'], stake)}"
+                + (f" × {c['times']} collectors" if c.get("times") else "")
+                for c in coins
+            ),
+        )
     for jackpot in step.get("jackpots") or []:
-        yield "Jackpot candy", (f"{jackpot.get('tier')} on reel {jackpot.get('reel')}: "
-                                f"{multiple(jackpot.get('value'), stake)}")
+        yield (
+            "Jackpot candy",
+            (
+                f"{jackpot.get('tier')} on reel {jackpot.get('reel')}: "
+                f"{multiple(jackpot.get('value'), stake)}"
+            ),
+        )
     for won in step.get("jackpots_won") or []:
         yield "Jackpot won", f"{won.get('tier')}: {multiple(won.get('amount'), stake)}"
     if "collected" in step:
@@ -174,10 +201,12 @@ def multiple(amount: Any, stake: int) -> str:
 
 def fairness(played: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The figures that let anyone re-check the round, those the record holds."""
-    shown = [("model version", str(played.get("model_version"))),
-             ("seed", str(played.get("seed")))]
-    for key, label in (("nonce", "nonce"), ("client_seed", "client seed"),
-                       ("seed_commitment", "server seed commitment (SHA-256)")):
+    shown = [("model version", str(played.get("model_version"))), ("seed", str(played.get("seed")))]
+    for key, label in (
+        ("nonce", "nonce"),
+        ("client_seed", "client seed"),
+        ("seed_commitment", "server seed commitment (SHA-256)"),
+    ):
         if played.get(key) is not None:
             shown.append((label, str(played[key])))
     return shown

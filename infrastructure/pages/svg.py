@@ -16,9 +16,7 @@ _BAND_STEPS = 48
 def rtp_chart(state: StateRtp) -> str:
     """The state's actual RTP after each day's rounds (x: rounds played, y: RTP)."""
     rounds = max(state.rounds, 1)
-    band_points = [
-        (n, state.band(n)) for n in _spread(rounds) if state.band(n) is not None
-    ]
+    band_points = [(n, state.band(n)) for n in _spread(rounds) if state.band(n) is not None]
     values = [rtp for _, rtp in state.growth]
     if state.computed_rtp is not None:
         values.append(state.computed_rtp)

@@ -71,9 +71,7 @@ def page(
     return HTMLResponse(html, status_code=status, headers={**PAGE_HEADERS, **(headers or {})})
 
 
-def install_pages(
-    app: FastAPI, keys: PageKeys | None, operator_key: str, auditor_key: str
-) -> None:
+def install_pages(app: FastAPI, keys: PageKeys | None, operator_key: str, auditor_key: str) -> None:
     """The pages' routes, their static files and their state, on `app`."""
     from infrastructure.pages import console_routes, play_routes, replay_routes
 
