@@ -103,5 +103,5 @@ def test_pages_carry_a_strict_content_security_policy(client: TestClient) -> Non
         policy = answer.headers["content-security-policy"]
         assert "default-src 'self'" in policy and "script-src 'self'" in policy
         assert "unsafe-inline" not in policy and "frame-ancestors 'none'" in policy
-        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert answer.headers["referrer-policy"] == "same-origin"
         assert "<script>" not in answer.text and " style=" not in answer.text

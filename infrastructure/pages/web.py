@@ -31,7 +31,9 @@ CONTENT_SECURITY_POLICY = (
 PAGE_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",  # a replay link's signature never leaves in a Referer
+    # Referer only within this service: a replay link's signature never leaves in one, and forms
+    # still send their Origin (with "no-referrer" a browser posts "Origin: null").
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
 }

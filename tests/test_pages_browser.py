@@ -1,0 +1,189 @@
+"""The pages in a real browser: console sign-in and out, round search into a replay, signed
+links in a fresh context (tampered and expired ones refused), three rounds played on /play.
+Every page: no request leaves 127.0.0.1, no console error, and a screenshot in screenshots/."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from browser_support import CHROMIUM, SCREENSHOTS, Player, live_server
+from conftest import STORES, open_store
+from http_support import AUDITOR, bearer
+from pages_support import eventually, forged_link, tampered
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """ONE chromium for the whole test session."""
+    assert Path(CHROMIUM).exists(), "apt-get install -y chromium (the .ci/run script does)"
+    with playwright_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        yield launched
+        launched.close()
+
+
+@dataclass
+class Site:
+    base: str
+    store: str
+    api: httpx.Client
+    played: Player
+    rounds: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module", params=STORES)
+def site(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Site]:
+    with ExitStack() as stack:
+        url = open_store(request.param, tmp_path_factory.mktemp("pages"), stack)
+        base = stack.enter_context(live_server(url))
+        api = stack.enter_context(httpx.Client(base_url=base, timeout=10))
+        player = Player(api)
+        rounds = [player.spin() for _ in range(6)]
+        yield Site(base, request.param, api, player, rounds)
+
+
+@dataclass
+class Watched:
+    """A fresh browser context whose every request and console error is kept."""
+
+    page: Any
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def shot(self, name: str, site: Site) -> None:
+        SCREENSHOTS.mkdir(exist_ok=True)
+        self.page.screenshot(path=str(SCREENSHOTS / f"{name}-{site.store}.png"), full_page=True)
+
+
+@pytest.fixture
+def watched(browser: Any, site: Site) -> Iterator[Watched]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    seen = Watched(page)
+    context.on("request", lambda r: seen.requests.append(r.url))
+    page.on("console", lambda m: seen.errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: seen.errors.append(str(e)))
+    yield seen
+    context.close()
+    strays = [url for url in seen.requests if not url.startswith(site.base + "/")]
+    assert not strays, f"requests left 127.0.0.1: {strays}"
+
+
+def no_console_error(seen: Watched, expected: tuple[str, ...] = ()) -> None:
+    unexpected = [e for e in seen.errors if not any(x in e for x in expected)]
+    assert not unexpected, unexpected
+
+
+def sign_in(page: Any, site: Site) -> None:
+    page.goto(f"{site.base}/console")
+    page.fill("#key", AUDITOR)
+    page.click("#sign-in button")
+    page.wait_for_selector("#sign-out")
+
+
+def test_the_auditor_signs_in_sees_the_console_verifies_a_player_and_signs_out(
+    watched: Watched, site: Site
+) -> None:
+    page = watched.page
+    eventually(
+        lambda: site.api.get("/audit/stats", headers=bearer(AUDITOR)).json()["buckets"],
+        lambda buckets: sum(b["rounds"] for b in buckets) >= len(site.rounds),
+    )
+    sign_in(page, site)
+    assert page.locator("#rtp-table tbody tr").count() >= 1
+    assert page.locator("svg.chart").count() >= 1
+    watched.shot("console-overview", site)
+    page.click("text=Players")
+    row = page.locator("#players tr", has_text=site.played.player_id)
+    row.locator("button", has_text="Verify").click()
+    page.wait_for_selector("#verified")
+    assert "Verified" in page.inner_text("#verified")
+    assert page.locator("#trail tbody tr").count() >= 2 * len(site.rounds)
+    watched.shot("console-player", site)
+    page.click("#sign-out")
+    page.wait_for_selector("#sign-in")
+    page.goto(f"{site.base}/console/players")
+    assert page.locator("#sign-in").count() == 1  # signed out: back to the sign-in form
+    no_console_error(watched)
+
+
+def test_a_round_found_by_the_search_opens_its_replay(watched: Watched, site: Site) -> None:
+    page = watched.page
+    sign_in(page, site)
+    page.click("text=Rounds")
+    page.fill("input[name=player_id]", site.played.player_id)
+    page.click("#round-search button")
+    first = site.rounds[-1]
+    page.wait_for_selector(f"#rounds tr:has-text('{first}')")
+    watched.shot("console-rounds", site)
+    page.locator("#rounds tr", has_text=first).locator("text=Replay").click()
+    page.wait_for_selector("#settlement")
+    assert first in page.inner_text("h1")
+    assert page.locator("table.screen").count() >= 1
+    watched.shot("replay", site)
+    no_console_error(watched)
+
+
+def test_a_signed_link_opens_in_a_fresh_context_and_a_forged_one_is_refused(
+    watched: Watched, site: Site
+) -> None:
+    page = watched.page
+    round_id = site.rounds[0]
+    made = site.api.post(
+        f"/rounds/{round_id}/replay-links",
+        json={"ttl_seconds": 600},
+        headers=bearer(site.played.token),
+    )
+    assert made.status_code == 201, made.text
+    url = made.json()["url"]
+    opened = page.goto(url)
+    assert opened.status == 200 and round_id in page.inner_text("h1")
+    assert page.locator("#fairness").inner_text().count(site.rounds and "seed") >= 1
+    for bad in (
+        tampered(url),
+        site.base + forged_link(round_id, datetime.now(UTC) - timedelta(hours=1), 60),
+    ):
+        refused = page.goto(bad)
+        assert refused.status == 403
+        assert "not valid or has expired" in page.inner_text("#refusal")
+    watched.shot("replay-refused", site)
+    no_console_error(watched, expected=("status of 403",))
+
+
+def test_three_rounds_played_on_the_play_page_are_found_through_the_api(
+    watched: Watched, site: Site
+) -> None:
+    page = watched.page
+    player = Player(site.api)
+    page.goto(f"{site.base}/play#token={player.token}&session={player.session_id}")
+    page.wait_for_selector("#game:not([hidden])")
+    assert player.token not in page.url  # the token leaves the address bar
+    for played in range(1, 4):
+        page.click("#spin")
+        playwright_api.expect(page.locator("#history tbody tr")).to_have_count(played)
+        page.wait_for_selector("#spin:not([disabled])")
+    shown = page.locator("#history tbody tr").evaluate_all(
+        "rows => rows.map(r => r.dataset.roundId)"
+    )
+    assert page.inner_text("#spins") == "3"
+    watched.shot("play", site)
+    recorded = site.api.get(
+        f"/players/{player.player_id}/rounds", headers=bearer(player.token)
+    ).json()["rounds"]
+    assert sorted(shown) == sorted(r["round_id"] for r in recorded)
+    # Before GET /sessions/current exists the page asks it once, is told 404, and goes on with
+    # the session id from its link; once it exists, not even that.
+    paths = site.api.get("/openapi.json").json()["paths"]
+    no_console_error(watched, () if "/sessions/current" in paths else ("status of 404",))
