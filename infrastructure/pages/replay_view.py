@@ -51,6 +51,8 @@ def cell_label(cell: str, stake: int) -> Cell:
         return Cell(shown, ["candy"], f"{value} jackpot candy ({times} × stake)")
     if name == "BOOSTER":
         return Cell("BOOST " + value, ["booster"], f"bonus booster ({value})")
+    if name == "COLLECTOR":
+        return Cell("COLLECT", ["collector"], "collector: collects every coin on its board")
     css = {
         "WILD": "wild",
         "SCATTER": "scatter",
@@ -193,10 +195,11 @@ def _facts(step: Mapping[str, Any], stake: int) -> Iterable[tuple[str, str]]:
 
 
 def multiple(amount: Any, stake: int) -> str:
-    """A prize as a multiple of the stake, with its minor units: "25× stake (2,500)"."""
+    """A prize as a multiple of the stake, with its amount: "25× stake = 25.00"."""
     if not isinstance(amount, int) or not stake:
         return str(amount)
-    return f"{amount / stake:,.4g}× stake ({amount:,})"
+    times = f"{amount / stake:,.2f}".rstrip("0").rstrip(".")
+    return f"{times}× stake = {amount / 100:,.2f}"
 
 
 def fairness(played: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -38,7 +38,7 @@ class StateRtp:
         if self.computed_rtp is None or self.std_dev is None or n <= 0:
             return None
         half = Z99 * self.std_dev / math.sqrt(n)
-        return self.computed_rtp - half, self.computed_rtp + half
+        return max(self.computed_rtp - half, 0.0), self.computed_rtp + half  # RTP is never < 0
 
     @property
     def outside_band(self) -> bool:

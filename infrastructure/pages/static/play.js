@@ -52,6 +52,7 @@
       return { text: value + (times ? " " + times + "×" : ""), css: "candy", title: value + " jackpot" };
     }
     if (name === "BOOSTER") return { text: "BOOST " + value, css: "booster", title: "bonus booster" };
+    if (name === "COLLECTOR") return { text: "COLLECT", css: "collector", title: "collector" };
     const css = { WILD: "wild", SCATTER: "scatter", NGC: "ngc", COLLECTOR: "collector", EMPTY: "empty" }[name] || "symbol";
     return { text: String(cell).replace(/_/g, " "), css, title: String(cell) };
   }
@@ -85,7 +86,7 @@
     return marks;
   }
   function describe(step, index) {
-    const parts = [(index + 1) + ". " + (KIND[step.kind] || step.kind) + ": win " + money(step.win)];
+    const parts = [(KIND[step.kind] || step.kind) + ": win " + money(step.win)];
     if (step.multiplier && step.multiplier !== 1) parts.push("× " + step.multiplier);
     (step.line_wins || []).forEach((w) => parts.push("line " + w.line + ": " + w.count + " × " + w.symbol + " pays " + money(w.win)));
     if (step.wild_reels) parts.push("Wild Reels on reels " + step.wild_reels.join(", "));
