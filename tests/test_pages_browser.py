@@ -5,7 +5,6 @@ Every page: no request leaves 127.0.0.1, no console error, and a screenshot in s
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,7 +13,6 @@ from typing import Any
 import httpx
 import pytest
 from browser_support import CHROMIUM, SCREENSHOTS, Player, live_server
-from conftest import STORES, open_store
 from http_support import AUDITOR, bearer
 from pages_support import eventually, forged_link, tampered
 
@@ -40,17 +38,13 @@ class Site:
     rounds: list[str] = field(default_factory=list)
 
 
-@pytest.fixture(scope="module", params=STORES)
-def site(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Site]:
-    with ExitStack() as stack:
-        url = open_store(request.param, tmp_path_factory.mktemp("pages"), stack)
-        base = stack.enter_context(live_server(url))
-        api = stack.enter_context(httpx.Client(base_url=base, timeout=10))
+@pytest.fixture(scope="module")
+def site(module_store_url: str) -> Iterator[Site]:
+    store = "sqlite" if module_store_url.startswith("sqlite") else "postgres"
+    with live_server(module_store_url) as base, httpx.Client(base_url=base, timeout=10) as api:
         player = Player(api)
         rounds = [player.spin() for _ in range(6)]
-        yield Site(base, request.param, api, player, rounds)
+        yield Site(base, store, api, player, rounds)
 
 
 @dataclass
