@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from projections import console_reads
 from projections.database import (
     HasDatabaseUrl,
     database_url_of,
@@ -120,6 +121,16 @@ class RecallReader:
 
     def balances(self) -> list[dict[str, Any]]:
         return [dict(row) for row in self._all("SELECT * FROM view_balances ORDER BY player_id")]
+
+    # -- the console -----------------------------------------------------------------------------
+
+    def audit_tail(self, player_id: str, limit: int = 300) -> list[dict[str, Any]]:
+        """The player's last `limit` audit rows, newest first."""
+        return console_reads.audit_tail(self._all, player_id, limit)
+
+    def significant_events(self, limit: int = 50, window: int = 100_000) -> list[dict[str, Any]]:
+        """The latest events outside the routine of rounds, money and sessions, newest first."""
+        return console_reads.significant_events(self._all, limit, window)
 
     # -- statistics ------------------------------------------------------------------------------
 

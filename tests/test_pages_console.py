@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 from fastapi.testclient import TestClient
@@ -10,6 +11,8 @@ from http_support import AUDITOR, OPERATOR, Journey, served_client
 from pages_support import csrf_of, eventually, form
 
 from infrastructure.pages.console_auth import SESSION_COOKIE
+from projections.queries import RecallReader
+from projections.recorders import Sql
 
 
 @pytest.fixture
@@ -105,3 +108,39 @@ def test_the_round_search_takes_the_audit_filters_and_refuses_bad_ones_plainly(
     assert client.get(opened.headers["location"]).status_code == 200
     bad = client.get("/console/rounds", params={"since": "yesterday"})
     assert bad.status_code == 200 and "ISO-8601" in bad.text
+
+
+def test_significant_events_show_what_is_beyond_rounds_money_and_sessions(
+    client: TestClient, store_url: str
+) -> None:
+    j = Journey(client)
+    j.spin()
+    reader = RecallReader(store_url)
+    try:
+        eventually(lambda: reader.audit_tail(j.player_id, 10), lambda rows: len(rows) >= 5)
+        assert reader.significant_events(10) == []  # all routine so far
+        with reader.datastore.transaction(commit=True) as cursor:
+            db = Sql(cursor, reader.dialect)
+            row = {
+                "position": 10**12,
+                "stream_id": "s",
+                "version": 9,
+                "player_id": j.player_id,
+                "name": "PlayerExcluded",
+                "timestamp": reader.dialect.time(datetime.now(UTC)),
+                "round_id": None,
+                "amount": None,
+                "stake": None,
+                "win": None,
+                "balance_after": None,
+                "prev_hash": None,
+                "hash": None,
+                "data": "{}",
+            }
+            db.insert("view_audit", tuple(row), [row])
+        found = reader.significant_events(10)
+        assert [e["name"] for e in found] == ["PlayerExcluded"]
+    finally:
+        reader.close()
+    signed_in(client, AUDITOR)
+    assert "PlayerExcluded" in client.get("/console").text

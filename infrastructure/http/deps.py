@@ -44,6 +44,13 @@ class AuditReads(Protocol):
 
     def balances(self) -> list[dict[str, Any]]: ...
 
+    # the console's (infrastructure/pages)
+    def balance(self, player_id: str) -> dict[str, Any] | None: ...
+
+    def audit_tail(self, player_id: str, limit: int) -> list[dict[str, Any]]: ...
+
+    def significant_events(self, limit: int) -> list[dict[str, Any]]: ...
+
 
 @dataclass(frozen=True)
 class HttpDeps:

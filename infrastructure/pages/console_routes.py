@@ -7,7 +7,6 @@ come from the read models in-process (projections.queries via HttpDeps), never o
 from __future__ import annotations
 
 import secrets
-from collections import deque
 from collections.abc import Mapping
 from typing import Annotated, Any
 from urllib.parse import parse_qs
@@ -30,6 +29,7 @@ from infrastructure.pages.web import page, pages_of
 router = APIRouter(prefix="/console", include_in_schema=False)
 
 TRAIL_SHOWN = 300
+SIGNIFICANT_SHOWN = 30
 REPLAY_FROM_CONSOLE_SECONDS = 3600
 _COOKIE = {"httponly": True, "samesite": "strict", "path": "/console"}
 
@@ -80,6 +80,7 @@ def console(request: Request, deps: Deps) -> Response:
             jackpots=_jackpot_totals(stats["buckets"]),
             largest_wins=stats["largest_wins"][:10],
             model_versions=sorted({s.model_version for s in states}),
+            significant=deps.audit.significant_events(SIGNIFICANT_SHOWN),
         )
     context.update(rules=deps.rules_document(), read_models=deps.audit is not None)
     return page("console.html", context)
@@ -168,16 +169,12 @@ def _player_page(
     verified: dict[str, Any] | None,
 ) -> HTMLResponse:
     context = _base(request, user, "players")
-    state = None
-    if deps.audit is not None:
-        state = next((p for p in deps.audit.balances() if p["player_id"] == player_id), None)
-    trail: deque[dict[str, Any]] = deque(maxlen=TRAIL_SHOWN)
-    if deps.audit_trail is not None and state is not None:
-        trail.extend(deps.audit_trail(player_id))
+    state = deps.audit.balance(player_id) if deps.audit is not None else None
+    trail = deps.audit.audit_tail(player_id, TRAIL_SHOWN) if deps.audit and state else []
     context.update(
         player_id=player_id,
         state=state,
-        trail=list(reversed(trail)),
+        trail=trail,
         verified=verified,
         trail_limit=TRAIL_SHOWN,
     )
