@@ -88,6 +88,7 @@ def test_a_tampered_expired_or_borrowed_link_is_refused_with_403(client: TestCli
         longer,
         f"/replay/{round_id}",
         f"/replay/{round_id}?expires=abc&sig=00",
+        f"/replay/{round_id}?expires=\u00b2&sig=00",
     ):
         refused = client.get(bad)
         assert refused.status_code == 403, bad

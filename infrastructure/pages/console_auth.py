@@ -54,7 +54,7 @@ class ConsoleAuth:
             return None
         body, _, sig = cookie.rpartition(".")
         role, expires, _nonce = body.split(".")
-        if role not in self._role_keys or not expires.isdigit():
+        if role not in self._role_keys or not (expires.isascii() and expires.isdigit()):
             return None
         known: ConsoleRole = "operator" if role == "operator" else "auditor"
         if not hmac.compare_digest(sig.encode(), self._sign(body, known).encode()):

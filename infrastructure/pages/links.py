@@ -40,7 +40,7 @@ class ReplaySigner:
     def valid(self, round_id: str, expires: str, sig: str, now: datetime) -> bool:
         """Whether the link is the one this service signed and has not expired (the signature
         is compared in constant time, and before the expiry is believed)."""
-        if not expires.isdigit() or len(expires) > 12:
+        if not (expires.isascii() and expires.isdigit()) or len(expires) > 12:
             return False
         expected = self.signature(round_id, int(expires))
         if not hmac.compare_digest(expected.encode(), sig.encode("utf-8", "replace")):

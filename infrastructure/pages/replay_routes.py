@@ -56,7 +56,7 @@ def make_replay_link(
     return JSONResponse({"url": url, "expires_at": expires_at}, status_code=201)
 
 
-@router.get("/replay/{round_id}", response_class=HTMLResponse, include_in_schema=True)
+@router.get("/replay/{round_id}", response_class=HTMLResponse, include_in_schema=False)
 def replay_page(
     request: Request,
     round_id: str,
