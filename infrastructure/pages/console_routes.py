@@ -31,7 +31,6 @@ router = APIRouter(prefix="/console", include_in_schema=False)
 TRAIL_SHOWN = 300
 SIGNIFICANT_SHOWN = 30
 REPLAY_FROM_CONSOLE_SECONDS = 3600
-_COOKIE = {"httponly": True, "samesite": "strict", "path": "/console"}
 
 
 def _signed_in(request: Request) -> ConsoleUser | None:
@@ -45,6 +44,19 @@ def _base(request: Request, user: ConsoleUser, section: str) -> dict[str, Any]:
         "section": section,
         "csrf": pages_of(request).console.csrf_token(user.cookie),
     }
+
+
+def _set_cookie(request: Request, response: Response, name: str, value: str, seconds: int) -> None:
+    """HttpOnly, SameSite=Strict, for /console only; Secure whenever the page came over TLS."""
+    response.set_cookie(
+        name,
+        value,
+        max_age=seconds,
+        path="/console",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
 
 
 def _same_origin(request: Request) -> bool:
@@ -94,7 +106,7 @@ def _sign_in_page(request: Request, error: str = "", status: int = 200) -> HTMLR
         {"title": "Sign in", "csrf": pages.console.csrf_token(pre), "error": error},
         status=status,
     )
-    response.set_cookie(PRE_COOKIE, pre, max_age=3600, **_COOKIE)  # type: ignore[arg-type]
+    _set_cookie(request, response, PRE_COOKIE, pre, 3600)
     return response
 
 
@@ -111,7 +123,7 @@ async def sign_in(request: Request) -> Response:
         return _sign_in_page(request, "That key is neither the auditor's nor the operator's.", 401)
     response = _to_console()
     cookie = pages.console.cookie_for(role, pages.clock().timestamp())
-    response.set_cookie(SESSION_COOKIE, cookie, max_age=SIGN_IN_SECONDS, **_COOKIE)  # type: ignore[arg-type]
+    _set_cookie(request, response, SESSION_COOKIE, cookie, SIGN_IN_SECONDS)
     response.delete_cookie(PRE_COOKIE, path="/console")
     return response
 

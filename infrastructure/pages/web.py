@@ -47,6 +47,7 @@ templates = Environment(
 templates.filters["money"] = lambda v: f"{v / 100:,.2f}" if isinstance(v, int) else "–"
 templates.filters["pct"] = lambda v: f"{v:.2%}" if isinstance(v, int | float) else "–"
 templates.filters["thousands"] = lambda v: f"{v:,}" if isinstance(v, int) else v
+templates.filters["when"] = lambda v: str(v or "")[:19].replace("T", " ")  # to the second, UTC
 
 
 def _now() -> datetime:
