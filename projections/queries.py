@@ -21,6 +21,7 @@ from projections.database import (
 )
 from projections.recorders import Row, Sql
 from projections.rounds import FEATURE_EVENTS
+from projections.rtp_growth import read_growth
 from projections.stats_report import read_stats
 from projections.views import all_views
 
@@ -131,6 +132,10 @@ class RecallReader:
     def significant_events(self, limit: int = 50, window: int = 100_000) -> list[dict[str, Any]]:
         """The latest events outside the routine of rounds, money and sessions, newest first."""
         return console_reads.significant_events(self._all, limit, window)
+
+    def rtp_growth(self) -> dict[tuple[str, str], list[tuple[int, float]]]:
+        """Per (state, model version): (rounds, actual RTP so far) as rounds grew."""
+        return read_growth(self._all)
 
     # -- statistics ------------------------------------------------------------------------------
 

@@ -51,6 +51,8 @@ class AuditReads(Protocol):
 
     def significant_events(self, limit: int) -> list[dict[str, Any]]: ...
 
+    def rtp_growth(self) -> dict[tuple[str, str], list[tuple[int, float]]]: ...
+
 
 @dataclass(frozen=True)
 class HttpDeps:

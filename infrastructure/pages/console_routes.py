@@ -85,7 +85,7 @@ def console(request: Request, deps: Deps) -> Response:
     context = _base(request, user, "overview")
     if deps.audit is not None:
         stats = deps.audit.stats(since=None, until=None, model_version=None)
-        states = state_rtps(stats["buckets"])
+        states = state_rtps(stats["buckets"], deps.audit.rtp_growth())
         context.update(
             states=states,
             charts={(s.state, s.model_version): rtp_chart(s) for s in states},

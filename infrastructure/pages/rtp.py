@@ -33,7 +33,7 @@ class StateRtp:
     def actual_rtp(self) -> float | None:
         return self.won / self.staked if self.staked else None
 
-    def band(self, rounds: int | None = None) -> tuple[float, float] | None:
+    def band(self, rounds: float | None = None) -> tuple[float, float] | None:
         n = self.rounds if rounds is None else rounds
         if self.computed_rtp is None or self.std_dev is None or n <= 0:
             return None
@@ -46,8 +46,12 @@ class StateRtp:
         return band is not None and actual is not None and not band[0] <= actual <= band[1]
 
 
-def state_rtps(buckets: Iterable[Mapping[str, Any]]) -> list[StateRtp]:
-    """One StateRtp per (state, model version), its growth day by day (buckets come by day)."""
+def state_rtps(
+    buckets: Iterable[Mapping[str, Any]],
+    growth: Mapping[tuple[str, str], list[tuple[int, float]]] | None = None,
+) -> list[StateRtp]:
+    """One StateRtp per (state, model version); its growth as the read model kept it, or else
+    day by day from the buckets (they come by day)."""
     found: dict[tuple[str, str], StateRtp] = {}
     for bucket in buckets:
         key = (str(bucket["state"]), str(bucket["model_version"]))
@@ -65,6 +69,9 @@ def state_rtps(buckets: Iterable[Mapping[str, Any]]) -> list[StateRtp]:
         rtp.won += int(bucket["won"])
         if rtp.staked:
             rtp.growth.append((rtp.rounds, rtp.won / rtp.staked))
+    for key, rtp in found.items():
+        if growth and growth.get(key):
+            rtp.growth = list(growth[key])
     return sorted(found.values(), key=lambda s: (s.model_version, s.level, s.state))
 
 
