@@ -8,19 +8,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 from browser_support import CHROMIUM, SCREENSHOTS, Player, live_server
 from http_support import AUDITOR, bearer
 from pages_support import eventually, forged_link, tampered
-
-playwright_api = pytest.importorskip("playwright.sync_api")
+from playwright import sync_api as playwright_api
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+def browser() -> Iterator[playwright_api.Browser]:
     """ONE chromium for the whole test session."""
     assert Path(CHROMIUM).exists(), "apt-get install -y chromium (the .ci/run script does)"
     with playwright_api.sync_playwright() as playwright:
@@ -51,7 +49,7 @@ def site(module_store_url: str) -> Iterator[Site]:
 class Watched:
     """A fresh browser context whose every request and console error is kept."""
 
-    page: Any
+    page: playwright_api.Page
     requests: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -61,7 +59,7 @@ class Watched:
 
 
 @pytest.fixture
-def watched(browser: Any, site: Site) -> Iterator[Watched]:
+def watched(browser: playwright_api.Browser, site: Site) -> Iterator[Watched]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(10_000)
@@ -80,7 +78,7 @@ def no_console_error(seen: Watched, expected: tuple[str, ...] = ()) -> None:
     assert not unexpected, unexpected
 
 
-def sign_in(page: Any, site: Site) -> None:
+def sign_in(page: playwright_api.Page, site: Site) -> None:
     page.goto(f"{site.base}/console")
     page.fill("#key", AUDITOR)
     page.click("#sign-in button")
@@ -131,7 +129,7 @@ def test_a_round_found_by_the_search_opens_its_replay(watched: Watched, site: Si
 
 
 def test_a_signed_link_opens_in_a_fresh_context_and_a_forged_one_is_refused(
-    watched: Watched, site: Site
+    browser: playwright_api.Browser, watched: Watched, site: Site
 ) -> None:
     page = watched.page
     round_id = site.rounds[0]
@@ -142,15 +140,24 @@ def test_a_signed_link_opens_in_a_fresh_context_and_a_forged_one_is_refused(
     )
     assert made.status_code == 201, made.text
     url = made.json()["url"]
-    opened = page.goto(url)
-    assert opened.status == 200 and round_id in page.inner_text("h1")
-    assert page.locator("#fairness").inner_text().count(site.rounds and "seed") >= 1
+    fresh = browser.new_context()  # nothing of the console or the player: only the link
+    try:
+        fresh.on("request", lambda r: watched.requests.append(r.url))  # checked like the rest
+        alone = fresh.new_page()
+        alone.on("console", lambda m: watched.errors.append(m.text) if m.type == "error" else None)
+        opened = alone.goto(url)
+        assert opened is not None and opened.status == 200
+        assert round_id in alone.inner_text("h1")
+        seed = site.api.get(f"/rounds/{round_id}", headers=bearer(AUDITOR)).json()["seed"]
+        assert seed in alone.inner_text("#fairness")
+    finally:
+        fresh.close()
     for bad in (
         tampered(url),
         site.base + forged_link(round_id, datetime.now(UTC) - timedelta(hours=1), 60),
     ):
         refused = page.goto(bad)
-        assert refused.status == 403
+        assert refused is not None and refused.status == 403
         assert "not valid or has expired" in page.inner_text("#refusal")
     watched.shot("replay-refused", site)
     no_console_error(watched, expected=("status of 403",))
