@@ -6,12 +6,13 @@ come from the read models in-process (projections.queries via HttpDeps), never o
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Any
 from urllib.parse import parse_qs
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from infrastructure.http.deps import Deps, HttpDeps
@@ -25,6 +26,7 @@ from infrastructure.pages.console_auth import (
 from infrastructure.pages.rtp import state_rtps
 from infrastructure.pages.svg import rtp_chart
 from infrastructure.pages.web import page, pages_of
+from projections.rounds import FEATURE_EVENTS
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 
@@ -40,6 +42,7 @@ def _signed_in(request: Request) -> ConsoleUser | None:
 
 def _base(request: Request, user: ConsoleUser, section: str) -> dict[str, Any]:
     return {
+        "title": f"Console · {section}",
         "user": user,
         "section": section,
         "csrf": pages_of(request).console.csrf_token(user.cookie),
@@ -65,7 +68,11 @@ def _same_origin(request: Request) -> bool:
 
 
 async def _form(request: Request) -> dict[str, str]:
-    fields = parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=20)
+    """A url-encoded form's fields (the first of each); nothing for a body that is not one."""
+    try:
+        fields = parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=20)
+    except ValueError:
+        return {}
     return {name: values[0] for name, values in fields.items()}
 
 
@@ -194,53 +201,55 @@ def _player_page(
 
 
 @router.get("/rounds", response_class=HTMLResponse)
-def rounds(
-    request: Request,
-    deps: Deps,
-    player_id: Annotated[str, Query(max_length=64)] = "",
-    since: Annotated[str, Query(max_length=40)] = "",
-    until: Annotated[str, Query(max_length=40)] = "",
-    min_win: Annotated[str, Query(max_length=20)] = "",
-    feature: Annotated[str, Query(max_length=40)] = "",
-    model_version: Annotated[str, Query(max_length=80)] = "",
-    limit: Annotated[str, Query(max_length=5)] = "50",
-) -> Response:
-    """The /audit/rounds search; each round found opens its replay."""
+def rounds(request: Request, deps: Deps) -> Response:
+    """The /audit/rounds search (the same filters, checked the same way); each round found
+    opens its replay."""
     user = _signed_in(request)
     if user is None:
         return _to_console()
-    filters = {
-        "player_id": player_id,
-        "since": since,
-        "until": until,
-        "min_win": min_win,
-        "feature": feature,
-        "model_version": model_version,
-        "limit": limit,
-    }
+    filters = {name: request.query_params.get(name, "")[:100] for name in _FILTERS}
+    filters["limit"] = filters["limit"] or "50"
     context = _base(request, user, "rounds")
-    context.update(filters=filters, found=None, error="")
-    from projections.rounds import FEATURE_EVENTS
-
-    context["features"] = list(FEATURE_EVENTS)
+    context.update(filters=filters, found=None, error="", features=list(FEATURE_EVENTS))
     if deps.audit is not None and request.query_params:
         try:
-            context["found"] = deps.audit.find_rounds(
-                player_id=player_id or None,
-                since=_iso_time(since or None),
-                until=_iso_time(until or None),
-                min_win=int(min_win) if min_win else None,
-                feature=feature or None,
-                model_version=model_version or None,
-                limit=max(1, min(int(limit or 50), 1000)),
-            )
+            context["found"] = deps.audit.find_rounds(**_search(filters))
         except ValueError as error:
-            context["error"] = (
-                str(error)
-                if "ISO" in str(error) or "feature" in str(error)
-                else "min win and limit are whole numbers"
-            )
+            context["error"] = str(error)
     return page("rounds.html", context)
+
+
+_FILTERS = ("player_id", "since", "until", "min_win", "feature", "model_version", "limit")
+_PLAYER = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_MODEL = re.compile(r"[\x21-\x7e]{1,80}")
+
+
+def _search(filters: Mapping[str, str]) -> dict[str, Any]:
+    """find_rounds' arguments from the form's text, or ValueError saying what is wrong."""
+    player, model = filters["player_id"], filters["model_version"]
+    if player and not _PLAYER.fullmatch(player):
+        raise ValueError("a player id is 1-64 of A-Z a-z 0-9 _ -")
+    if model and not _MODEL.fullmatch(model):
+        raise ValueError("a model version is printable ASCII without spaces")
+    if filters["feature"] and filters["feature"] not in FEATURE_EVENTS:
+        raise ValueError(f"feature is one of {', '.join(FEATURE_EVENTS)}")
+    return {
+        "player_id": player or None,
+        "since": _iso_time(filters["since"] or None),
+        "until": _iso_time(filters["until"] or None),
+        "min_win": _whole(filters["min_win"], "min win", 0, 2**63 - 1),
+        "feature": filters["feature"] or None,
+        "model_version": model or None,
+        "limit": _whole(filters["limit"], "limit", 1, 1000),
+    }
+
+
+def _whole(text: str, name: str, low: int, high: int) -> int | None:
+    if not text:
+        return None
+    if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
+        raise ValueError(f"{name} is a whole number from {low:,} to {high:,}")
+    return int(text)
 
 
 @router.get("/replay/{round_id}")
