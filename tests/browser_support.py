@@ -5,13 +5,16 @@ when missing), driven by Playwright for Python: no browser is ever downloaded.""
 
 from __future__ import annotations
 
+import functools
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 import httpx
 import uvicorn
@@ -21,6 +24,7 @@ from infrastructure.bootstrap import build_runtime
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "screenshots"
+T = TypeVar("T")
 
 
 @contextmanager
@@ -79,3 +83,44 @@ class Player:
         assert answer.status_code == 200, answer.text
         round_id: str = answer.json()["round_id"]
         return round_id
+
+
+class ChromiumThread:
+    """ONE chromium, driven from a thread of its own. Playwright's sync API leaves its event
+    loop marked running in the thread that uses it, so from the main thread every later test's
+    `asyncio.run()` would fail; here the browser and everything done with it stay in this
+    thread (`run`), and the main thread's asyncio is untouched."""
+
+    def __init__(self) -> None:
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="chromium")
+        self._playwright: Any = None
+        self.browser: Any = self._thread.submit(self._launch).result()
+
+    def _launch(self) -> Any:
+        from playwright.sync_api import sync_playwright
+
+        self._playwright = sync_playwright().start()
+        return self._playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+
+    def run(self, work: Callable[[], T]) -> T:
+        return self._thread.submit(work).result()
+
+    def close(self) -> None:
+        def stop() -> None:
+            self.browser.close()
+            self._playwright.stop()
+
+        try:
+            self.run(stop)
+        finally:
+            self._thread.shutdown()
+
+
+def in_chromium(test: Callable[..., None]) -> Callable[..., None]:
+    """Runs a browser test's body in the chromium thread (its `watched` fixture names it)."""
+
+    @functools.wraps(test)
+    def in_thread(*args: Any, **kwargs: Any) -> None:
+        kwargs["watched"].chromium.run(lambda: test(*args, **kwargs))
+
+    return in_thread

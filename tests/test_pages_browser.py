@@ -11,20 +11,26 @@ from pathlib import Path
 
 import httpx
 import pytest
-from browser_support import CHROMIUM, SCREENSHOTS, Player, live_server
+from browser_support import (
+    CHROMIUM,
+    SCREENSHOTS,
+    ChromiumThread,
+    Player,
+    in_chromium,
+    live_server,
+)
 from http_support import AUDITOR, bearer
 from pages_support import eventually, forged_link, tampered
 from playwright import sync_api as playwright_api
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[playwright_api.Browser]:
+def chromium() -> Iterator[ChromiumThread]:
     """ONE chromium for the whole test session."""
     assert Path(CHROMIUM).exists(), "apt-get install -y chromium (the .ci/run script does)"
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield launched
-        launched.close()
+    browser = ChromiumThread()
+    yield browser
+    browser.close()
 
 
 @dataclass
@@ -49,26 +55,36 @@ def site(module_store_url: str) -> Iterator[Site]:
 class Watched:
     """A fresh browser context whose every request and console error is kept."""
 
-    page: playwright_api.Page
+    chromium: ChromiumThread
     requests: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    page: playwright_api.Page = field(init=False)
 
     def shot(self, name: str, site: Site) -> None:
         SCREENSHOTS.mkdir(exist_ok=True)
         self.page.screenshot(path=str(SCREENSHOTS / f"{name}-{site.store}.png"), full_page=True)
 
+    def listen(self, context: playwright_api.BrowserContext) -> playwright_api.Page:
+        """A new page of `context`, its requests and console errors kept with the rest."""
+        context.on("request", lambda r: self.requests.append(r.url))
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        return page
+
 
 @pytest.fixture
-def watched(browser: playwright_api.Browser, site: Site) -> Iterator[Watched]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    seen = Watched(page)
-    context.on("request", lambda r: seen.requests.append(r.url))
-    page.on("console", lambda m: seen.errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: seen.errors.append(str(e)))
+def watched(chromium: ChromiumThread, site: Site) -> Iterator[Watched]:
+    def open_page() -> Watched:
+        context = chromium.browser.new_context(viewport={"width": 1280, "height": 900})
+        seen = Watched(chromium)
+        seen.page = seen.listen(context)
+        return seen
+
+    seen = chromium.run(open_page)
     yield seen
-    context.close()
+    chromium.run(seen.page.context.close)
     strays = [url for url in seen.requests if not url.startswith(site.base + "/")]
     assert not strays, f"requests left 127.0.0.1: {strays}"
 
@@ -85,6 +101,7 @@ def sign_in(page: playwright_api.Page, site: Site) -> None:
     page.wait_for_selector("#sign-out")
 
 
+@in_chromium
 def test_the_auditor_signs_in_sees_the_console_verifies_a_player_and_signs_out(
     watched: Watched, site: Site
 ) -> None:
@@ -111,6 +128,7 @@ def test_the_auditor_signs_in_sees_the_console_verifies_a_player_and_signs_out(
     no_console_error(watched)
 
 
+@in_chromium
 def test_a_round_found_by_the_search_opens_its_replay(watched: Watched, site: Site) -> None:
     page = watched.page
     sign_in(page, site)
@@ -128,8 +146,9 @@ def test_a_round_found_by_the_search_opens_its_replay(watched: Watched, site: Si
     no_console_error(watched)
 
 
+@in_chromium
 def test_a_signed_link_opens_in_a_fresh_context_and_a_forged_one_is_refused(
-    browser: playwright_api.Browser, watched: Watched, site: Site
+    watched: Watched, site: Site
 ) -> None:
     page = watched.page
     round_id = site.rounds[0]
@@ -140,11 +159,9 @@ def test_a_signed_link_opens_in_a_fresh_context_and_a_forged_one_is_refused(
     )
     assert made.status_code == 201, made.text
     url = made.json()["url"]
-    fresh = browser.new_context()  # nothing of the console or the player: only the link
+    fresh = watched.chromium.browser.new_context()  # no cookie, no token: only the link
     try:
-        fresh.on("request", lambda r: watched.requests.append(r.url))  # checked like the rest
-        alone = fresh.new_page()
-        alone.on("console", lambda m: watched.errors.append(m.text) if m.type == "error" else None)
+        alone = watched.listen(fresh)
         opened = alone.goto(url)
         assert opened is not None and opened.status == 200
         assert round_id in alone.inner_text("h1")
@@ -163,6 +180,7 @@ def test_a_signed_link_opens_in_a_fresh_context_and_a_forged_one_is_refused(
     no_console_error(watched, expected=("status of 403",))
 
 
+@in_chromium
 def test_three_rounds_played_on_the_play_page_are_found_through_the_api(
     watched: Watched, site: Site
 ) -> None:
