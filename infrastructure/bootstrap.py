@@ -25,6 +25,7 @@ from infrastructure.http.metrics import Metrics
 from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.shared_buckets import SHARED_LIMITS_ENV, SharedBuckets
 from infrastructure.logging import REVEAL, configure_logging, get_logger
+from infrastructure.pages.keys import PageKeys
 from infrastructure.read_sources import (
     ReadYourWritesRounds,
     RoundSource,
@@ -94,6 +95,7 @@ def build_http_app(
         docs=settings.docs,
         limiter=_shared_limiter(settings),
         unknown_token_cache_seconds=settings.unknown_token_cache_seconds,
+        pages_keys=PageKeys(settings.pages_key.get_secret_value(), settings.pages_key_file),
     )
     return create_app(deps, on_shutdown)
 

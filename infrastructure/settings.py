@@ -39,6 +39,10 @@ class Settings(BaseSettings):
     token_cache_seconds: float = Field(default=2.0, ge=0.0, le=60.0)
     # `serve` also runs the projections in its own process (the one-command embedded default).
     serve_projections: bool = True
+    # Signs replay links and console sign-ins (infrastructure/pages/keys.py). Unset: a key made on
+    # first use and kept in pages_key_file, so links outlive a restart and workers share it.
+    pages_key: SecretStr = SecretStr("")
+    pages_key_file: str = "pumpkin-pages.key"
 
     # -- hardening (issue 17) --------------------------------------------------------------------
     # A request line plus headers larger than this is refused (431) before it is all read.

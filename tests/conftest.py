@@ -45,6 +45,15 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield open_store(request.param, tmp_path, stack)
 
 
+@pytest.fixture(scope="module", params=STORES)
+def module_store_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A fresh empty event store shared by a module's tests (one per store kind)."""
+    with ExitStack() as stack:
+        yield open_store(request.param, tmp_path_factory.mktemp("store"), stack)
+
+
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
     """A fresh PostgreSQL database only (for tests about concurrent writers)."""

@@ -25,6 +25,7 @@ from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.spin_lane import SpinLane
 from infrastructure.http.token_cache import OpenSessionCache
 from infrastructure.http.unknown_tokens import UnknownTokens
+from infrastructure.pages.web import install_pages
 
 
 def create_app(
@@ -67,6 +68,7 @@ def create_app(
     install_error_handlers(app, deps.metrics)
     for module in (routes_public, routes_operator, routes_play, routes_reads, routes_audit):
         app.include_router(module.router)
+    install_pages(app, deps.pages_keys, deps.operator_key, deps.auditor_key)
     if spin_lane:
         app.add_middleware(SpinLane)
     app.add_middleware(JsonBodies)
