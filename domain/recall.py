@@ -34,6 +34,10 @@ _STEP_EXTRAS: dict[str, Callable[[Mapping[str, JSON]], dict[str, Any]]] = {
 }
 
 
+# Recorded by provably fair rounds (domain.fairness); rounds recorded before have none of them.
+_FAIR_FIELDS = ("nonce", "client_seed", "seed_commitment")
+
+
 def round_view(events: Iterable[tuple[str, Mapping[str, JSON]]]) -> dict[str, Any]:
     """The round of CONTRACT.md from its events, in stored order."""
     names: list[str] = []
@@ -65,6 +69,7 @@ def round_view(events: Iterable[tuple[str, Mapping[str, JSON]]]) -> dict[str, An
         "max_win_hit": settled["max_win_hit"],
         "steps": [steps[i] for i in sorted(steps)],
         "events": names,
+        **{key: start[key] for key in _FAIR_FIELDS if key in start},
     }
 
 

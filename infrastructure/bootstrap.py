@@ -52,10 +52,17 @@ class Runtime:
 
 
 def build_application(settings: Settings) -> Any:
-    """The event-sourced application (GameService) on PUMPKIN_DATABASE_URL."""
-    from infrastructure.application import PumpkinApplication
+    """The event-sourced application (GameService) on PUMPKIN_DATABASE_URL, with the seed key
+    (PUMPKIN_SEED_KEY, or the key file: created at first start, read after)."""
+    from pathlib import Path
 
-    return PumpkinApplication.from_url(settings.database_url)
+    from infrastructure.application import PumpkinApplication
+    from infrastructure.seed_vault import SeedVault, default_key_file, load_seed_key
+
+    key_file = Path(settings.seed_key_file) if settings.seed_key_file else default_key_file(
+        settings.database_url)
+    key = load_seed_key(settings.seed_key.get_secret_value(), key_file)
+    return PumpkinApplication.from_url(settings.database_url, seed_vault=SeedVault(key))
 
 
 def build_projection_rounds(settings: Settings) -> Any:

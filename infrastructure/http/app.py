@@ -14,6 +14,7 @@ from infrastructure.http import (
     routes_play,
     routes_public,
     routes_reads,
+    routes_sessions,
 )
 from infrastructure.http.deps import HttpDeps
 from infrastructure.http.errors import install_error_handlers
@@ -55,7 +56,9 @@ def create_app(
     app.state.limiter = RateLimiter(deps.rate_limit_per_second)
     app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)
     install_error_handlers(app, deps.metrics)
-    for module in (routes_public, routes_operator, routes_play, routes_reads, routes_audit):
+    routers = (routes_public, routes_operator, routes_play, routes_sessions, routes_reads,
+               routes_audit)
+    for module in routers:
         app.include_router(module.router)
     if spin_lane:
         app.add_middleware(SpinLane)

@@ -26,6 +26,7 @@ class MoneyMovement(Body):
 class SpinRequest(Body):
     stake: StrictInt
     request_id: StrictStr
+    client_seed: Any = ""  # checked by the rule (422 invalid_client_seed), not the schema
 
 
 class Empty(Body):
@@ -47,6 +48,7 @@ class Balance(BaseModel):
 class SessionOpened(BaseModel):
     session_id: str
     token: str
+    seed_commitment: str | None = None
 
 
 class SessionSummary(BaseModel):
@@ -55,6 +57,20 @@ class SessionSummary(BaseModel):
     staked: int
     won: int
     net: int
+
+
+class Session(SessionSummary):
+    """The session of CONTRACT.md (also the close answer): server_seed is null while open."""
+
+    model_config = ConfigDict(extra="allow")
+
+    player_id: str
+    open: bool
+    opened_at: str | None
+    closed_at: str | None
+    elapsed_seconds: int
+    seed_commitment: str | None
+    server_seed: str | None
 
 
 class PlayerState(BaseModel):
