@@ -29,6 +29,7 @@ import functools
 import itertools
 import re
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 from uuid import UUID, uuid5
 
@@ -275,18 +276,28 @@ class Player(Aggregate):
     # -- sessions ------------------------------------------------------------------------------
 
     def open_session(
-        self, session_id: str, token_hash: str, seed_commitment: str = "", sealed_seed: str = ""
+        self,
+        session_id: str,
+        token_hash: str,
+        seed_commitment: str = "",
+        sealed_seed: str = "",
+        at: datetime | None = None,
     ) -> None:
-        """sealed_seed: the server seed encrypted by the application (never the seed itself)."""
+        """sealed_seed: the server seed encrypted by the application (never the seed itself).
+        at: the application's clock (the event's timestamp; None: the library's clock)."""
         if session_id in self.sessions:
             raise ValueError("session ids are unique")
         self.trigger_event(
             self.SessionOpened, session_id=session_id, token_hash=token_hash,
-            seed_commitment=seed_commitment, sealed_seed=sealed_seed,
+            seed_commitment=seed_commitment, sealed_seed=sealed_seed, timestamp=at,
         )
 
     def close_session(
-        self, session_id: str, server_seed: str | None = None, reason: str = ""
+        self,
+        session_id: str,
+        server_seed: str | None = None,
+        reason: str = "",
+        at: datetime | None = None,
     ) -> dict[str, Any] | None:
         """Close an open session: SessionClosed, then SeedRevealed when it has a commitment
         (server_seed: the revealed seed, hex). The summary, or None if it was not open."""
@@ -299,12 +310,12 @@ class Player(Aggregate):
             raise ValueError("a committed session closes with its seed revealed")
         self.trigger_event(
             self.SessionClosed, session_id=session_id, spins=entry[1], staked=entry[2],
-            won=entry[3], reason=reason,
+            won=entry[3], reason=reason, timestamp=at,
         )
         if commitment:
             self.trigger_event(
                 self.SeedRevealed, session_id=session_id, server_seed=server_seed,
-                seed_commitment=commitment,
+                seed_commitment=commitment, timestamp=at,
             )
         return summary
 
@@ -372,7 +383,7 @@ class Player(Aggregate):
     def next_nonce(self, session_id: str, lost: tuple[int, ...] = ()) -> int:
         """The nonce of the session's next round; `lost`: nonces of attempts lost to a
         conflict in this request, never used again."""
-        return max(int(self._session(session_id)[4]), *(n + 1 for n in lost))
+        return max((int(self._session(session_id)[4]), *(n + 1 for n in lost)))
 
     def burn_nonces(self, session_id: str, lost: tuple[tuple[int, str, str], ...]) -> None:
         """Record the attempts (nonce, client seed, seed hex) a conflict lost whose nonce no
@@ -400,6 +411,7 @@ class Player(Aggregate):
         seed: bytes,
         nonce: int | None = None,
         client_seed: str = "",
+        at: datetime | None = None,
     ) -> RoundOutcome:
         """Play and record one whole round: StakePlaced, the engine's facts, RoundSettled.
         nonce: the round's place in a committed session (None: a session from before)."""
@@ -431,6 +443,7 @@ class Player(Aggregate):
             nonce=nonce,
             client_seed=client_seed,
             seed_commitment=commitment,
+            timestamp=at,
         )
         for fact in outcome.facts:
             if fact.name not in ROUND_FACTS:

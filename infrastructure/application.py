@@ -149,7 +149,7 @@ class PumpkinApplication(Application[UUID]):
         super().__init__(env)
         # The composition root passes the configured vault; without one, seeds are sealed
         # under a key that dies with the process (tests, tools that only read).
-        self.seed_vault = seed_vault or SeedVault.ephemeral()
+        self.seed_vault = seed_vault or SeedVault.for_this_process()
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self._players = PlayerCache(CACHED_PLAYERS)
         # Immutable facts, so cached without expiry (bounded by clearing when full).
@@ -203,7 +203,7 @@ class PumpkinApplication(Application[UUID]):
             server_seed = secrets.token_bytes(32)  # drawn before the event: replay never draws
             player.open_session(
                 session_id, hashed, commitment_of(server_seed),
-                self.seed_vault.seal(session_id, server_seed),
+                self.seed_vault.seal(session_id, server_seed), self.clock(),
             )
             session_key = SessionKey._create(
                 SessionKey.Issued, id=UUID(hex=session_id), player_id=player_id,
@@ -251,10 +251,11 @@ class PumpkinApplication(Application[UUID]):
             server_seed = (
                 self.seed_vault.open(session_id, str(entry[6])).hex() if entry[5] else None
             )
-            player.close_session(session_id, server_seed, reason)
+            now = self.clock()
+            player.close_session(session_id, server_seed, reason, now)
             key: SessionKey = self.repository.get(UUID(hex=session_id))
             closed = fair_sessions.closed_view(
-                session_id, player_id, entry, self.clock(), server_seed, reason
+                session_id, player_id, entry, now, server_seed, reason
             )
             key.trigger_event(SessionKey.Closed, prev_hash=key.chain_head, session=closed)
             if self._saved(player, key):
@@ -337,7 +338,9 @@ class PumpkinApplication(Application[UUID]):
             attempt.computed(nonce, seed)
         else:  # opened before commitments: drawn before any event exists, as it always was
             nonce, seed = None, secrets.token_bytes(32)
-        player.spin(session_id, stake, request_id, seed, nonce, attempt.client_seed)
+        player.spin(
+            session_id, stake, request_id, seed, nonce, attempt.client_seed, self.clock()
+        )
         return [event for event in player.pending_events if _in_round(event)]
 
     async def spin_async(

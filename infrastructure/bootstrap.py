@@ -59,10 +59,15 @@ def build_application(settings: Settings) -> Any:
     from infrastructure.application import PumpkinApplication
     from infrastructure.seed_vault import SeedVault, default_key_file, load_seed_key
 
-    key_file = Path(settings.seed_key_file) if settings.seed_key_file else default_key_file(
-        settings.database_url)
-    key = load_seed_key(settings.seed_key.get_secret_value(), key_file)
-    return PumpkinApplication.from_url(settings.database_url, seed_vault=SeedVault(key))
+    configured = settings.seed_key.get_secret_value()
+    if not configured and not settings.seed_key_file and settings.database_url.endswith(
+        ":memory:"
+    ):  # a store that dies with the process: so may its key
+        vault = SeedVault.for_this_process()
+    else:
+        key_file = Path(settings.seed_key_file or default_key_file(settings.database_url))
+        vault = SeedVault(load_seed_key(configured, key_file))
+    return PumpkinApplication.from_url(settings.database_url, seed_vault=vault)
 
 
 def build_projection_rounds(settings: Settings) -> Any:

@@ -24,6 +24,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 KEY_BYTES = 32
 _NONCE_BYTES = 12
 _CACHED = 100_000
+_PROCESS_VAULT: SeedVault | None = None
+_PROCESS_LOCK = threading.Lock()
 
 
 class SeedVault:
@@ -35,9 +37,15 @@ class SeedVault:
         self._lock = threading.Lock()
 
     @classmethod
-    def ephemeral(cls) -> SeedVault:
-        """A vault whose key lives only in this process (tests, tools that never seal)."""
-        return cls(secrets.token_bytes(KEY_BYTES))
+    def for_this_process(cls) -> SeedVault:
+        """One vault per process whose key dies with it: for applications built without the
+        configured key (tests, tools that only read). Never the service's: bootstrap passes
+        the configured one."""
+        global _PROCESS_VAULT  # noqa: PLW0603 - one per process, by design
+        with _PROCESS_LOCK:
+            if _PROCESS_VAULT is None:
+                _PROCESS_VAULT = cls(secrets.token_bytes(KEY_BYTES))
+            return _PROCESS_VAULT
 
     def seal(self, session_id: str, seed: bytes) -> str:
         nonce = secrets.token_bytes(_NONCE_BYTES)

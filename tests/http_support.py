@@ -15,6 +15,7 @@ from infrastructure.settings import Settings
 
 OPERATOR = "operator-key-for-tests"
 AUDITOR = "auditor-key-for-tests"
+SEED_KEY = "5eed" * 16
 _ids = itertools.count()
 
 
@@ -24,6 +25,7 @@ def settings_for(database_url: str = "sqlite:///:memory:", rate_limit: int = 0) 
         operator_key=SecretStr(OPERATOR),
         auditor_key=SecretStr(AUDITOR),
         rate_limit_per_second=rate_limit,
+        seed_key=SecretStr(SEED_KEY),
     )
 
 
