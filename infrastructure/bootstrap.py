@@ -139,6 +139,7 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
     application = build_application(settings)
     runtime = Runtime(settings, application, FastAPI())
     runtime.closers.append(application.close)
+    runtime.closers.append(start_sweeper(settings, application))
     if with_projections:
         stop = start_projections_in_process(settings)
         if stop is not None:
@@ -151,6 +152,25 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
     )
     log.info("service_built", database=settings.database_url_for_log)
     return runtime
+
+
+def start_sweeper(settings: Settings, application: Any) -> Callable[[], object]:
+    """The background closes of idle sessions and the periodic signed checkpoint; returns how
+    to stop them."""
+    from infrastructure.checkpoint_commands import signing_key_file
+    from infrastructure.checkpoints import load_signing_key, record_checkpoint
+    from infrastructure.session_sweeper import Sweeper
+
+    def checkpoint() -> None:
+        key = load_signing_key(signing_key_file(settings))
+        assert key is not None
+        document = record_checkpoint(application, key)
+        log.info("checkpoint_recorded", streams=document["streams"],
+                 merkle_root=document["merkle_root"])
+
+    sweeper = Sweeper(application, settings.session_idle_seconds, checkpoint,
+                      settings.checkpoint_seconds).start()
+    return sweeper.stop
 
 
 def warm_up_engine() -> None:

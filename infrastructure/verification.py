@@ -204,9 +204,16 @@ def verify_player(application: Any, player_id: str) -> dict[str, Any]:
 
 
 def verify_command(
-    settings: Any, player: str | None, json_out: bool, workers: int | None = None
+    settings: Any,
+    player: str | None,
+    json_out: bool,
+    workers: int | None = None,
+    checkpoint: Any = None,
+    public_key: str | None = None,
 ) -> int:
-    """`pumpkin verify [--player ID] [--json]`: exit 0 only if everything agrees."""
+    """`pumpkin verify [--player ID] [--json] [--checkpoint FILE [--public-key HEX]]`: exit 0
+    only if everything agrees. The store is also checked against the checkpoint FILE, or the
+    latest checkpoint stored (infrastructure.checkpoints), when there is one."""
     from domain.errors import RuleViolation
     from domain.player import check_player_id
     from infrastructure.application import PumpkinApplication
@@ -232,6 +239,15 @@ def verify_command(
                 application, player, workers=workers, database_url=settings.database_url,
                 on_events=bar.update if bar is not None else (lambda n: None),
             )
+        if player is None:
+            from infrastructure.checkpoint_commands import checkpoint_section
+
+            section = checkpoint_section(application, settings, checkpoint, public_key)
+            if section is not None:
+                report["checkpoint"] = section
+                report["problems"].extend(section["problems"])
+                report["problems_total"] += len(section["problems"])
+                report["ok"] = report["ok"] and not section["problems"]
     finally:
         application.close()
     typer.echo(json.dumps(report, indent=2, default=str) if json_out else report_text(report))
@@ -255,6 +271,11 @@ def report_text(report: dict[str, Any]) -> str:
         f"balances view      {report['balance_view']['note']} "
         f"({report['balance_view']['compared']:,} compared)",
     ]
+    if "checkpoint" in report:
+        section = report["checkpoint"]
+        lines.append(f"checkpoint         {section['source']} of {section['created_at']}: "
+                     f"{section['streams']:,} stream heads, root {section['merkle_root']}"
+                     + ("" if section["signer_checked"] else " (signer not compared)"))
     fair = report.get("fair_sessions", {})
     if fair:
         lines.append(
