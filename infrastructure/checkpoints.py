@@ -183,12 +183,14 @@ def load_signing_key(path: Path, create: bool = True) -> Ed25519PrivateKey | Non
 # -- the store's checkpoints ----------------------------------------------------------------------
 
 
-def _execute(rows: EventRows, statement: str, params: tuple[Any, ...] = ()) -> list[Any]:
+def _execute(
+    rows: EventRows, statement: str, params: tuple[Any, ...] = (), fetch: bool = False
+) -> list[Any]:
     if not rows.postgres:
         statement = statement.replace("%s", "?")
-    with rows.datastore.transaction(commit=True) as cursor:
+    with rows.datastore.transaction(commit=not fetch) as cursor:
         cursor.execute(statement, params)
-        return list(cursor.fetchall()) if cursor.description else []
+        return list(cursor.fetchall()) if fetch else []
 
 
 def _ensure_table(rows: EventRows) -> None:
@@ -210,5 +212,5 @@ def record_checkpoint(application: Any, key: Ed25519PrivateKey) -> dict[str, Any
 def latest_checkpoint(application: Any) -> dict[str, Any] | None:
     rows = EventRows(application)
     _ensure_table(rows)
-    found = _execute(rows, f"SELECT document FROM {TABLE} ORDER BY id DESC LIMIT 1")
+    found = _execute(rows, f"SELECT document FROM {TABLE} ORDER BY id DESC LIMIT 1", fetch=True)
     return json.loads(found[0]["document"]) if found else None
