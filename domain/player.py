@@ -418,7 +418,8 @@ class Player(Aggregate):
         check_request_id(request_id)
         check_client_seed(client_seed)
         self.check_spin(session_id, stake)
-        commitment = str(self._session(session_id)[5]) or None
+        entry = self._session(session_id)
+        commitment = str(entry[5]) or None
         if (nonce is None) != (commitment is None):
             raise ValueError("a committed session's round has a nonce, and only such a round")
         outcome = play_round(self.progress, stake, seed)
@@ -443,6 +444,7 @@ class Player(Aggregate):
             nonce=nonce,
             client_seed=client_seed,
             seed_commitment=commitment,
+            session_before=[entry[1], entry[2], entry[3], seconds_since(str(entry[7]), at)],
             timestamp=at,
         )
         for fact in outcome.facts:
@@ -483,6 +485,9 @@ class Player(Aggregate):
         nonce: int | None = None
         client_seed: str = ""
         seed_commitment: str | None = None
+        # The session's spins, staked, won and seconds open before this round (domain.recall
+        # shows the figures after it in the round's "session").
+        session_before: list[int] | None = None
 
         def apply(self, player: Player) -> None:
             player.balance = self.balance_after
@@ -582,6 +587,13 @@ def _padded(entry: list[Any]) -> list[Any]:
     if len(entry) == 9:
         return list(entry)
     return [*entry[:4], 0, "", "", "", ""]
+
+
+def seconds_since(start: str, at: datetime | None) -> int:
+    """Whole seconds from an ISO 8601 time to `at` (0 if either is unknown)."""
+    if not start or at is None:
+        return 0
+    return max(0, int((at - datetime.fromisoformat(start)).total_seconds()))
 
 
 def spin_fingerprint(session_id: str, stake: int, client_seed: str) -> str:

@@ -307,14 +307,6 @@ class PumpkinApplication(Application[UUID]):
             played = self._round_from(player_aggregate_id(player_id), result)
         else:
             played = round_view(round_event_payload(event) for event in result)
-        return self._with_session(played, attempt)
-
-    def _with_session(self, played: dict[str, Any], attempt: SpinAttempt) -> dict[str, Any]:
-        """The round answer with the session's running figures after it."""
-        assert attempt.player is not None
-        entry = attempt.player.session_entry(played["session_id"])
-        if entry is not None:
-            played["session"] = fair_sessions.running_figures(entry, self.clock())
         return played
 
     def _play(
@@ -374,10 +366,9 @@ class PumpkinApplication(Application[UUID]):
                 due = self._due_a_snapshot(processing_event)
                 if due:
                     await asyncio.to_thread(self._write_snapshots, due)
-                played = round_view(
+                return round_view(
                     round_event_payload(e) for e in processing_event.events if _in_round(e)
                 )
-                return self._with_session(played, attempt)
         return await asyncio.to_thread(self._spin, session_id, stake, request_id, attempt)
 
     def _async_group_commit(self) -> AsyncGroupCommit:

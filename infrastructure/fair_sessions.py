@@ -8,13 +8,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from domain.player import Player
-
-
-def _seconds_between(start: str, end: datetime) -> int:
-    if not start:
-        return 0  # a session from an old snapshot that did not record when it opened
-    return max(0, int((end - datetime.fromisoformat(start)).total_seconds()))
+from domain.player import Player, seconds_since
 
 
 def running_figures(entry: list[Any], now: datetime) -> dict[str, Any]:
@@ -25,7 +19,7 @@ def running_figures(entry: list[Any], now: datetime) -> dict[str, Any]:
         "staked": staked,
         "won": won,
         "net": won - staked,
-        "elapsed_seconds": _seconds_between(str(entry[7]), now),
+        "elapsed_seconds": seconds_since(str(entry[7]), now),
     }
 
 
