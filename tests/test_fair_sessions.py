@@ -171,3 +171,18 @@ def test_an_old_snapshot_with_closed_sessions_in_its_map_still_loads_and_plays()
     assert loaded.session_summary("old-open")["spins"] == 1
     loaded.open_session("new", "h3", "c" * 64, "sealed")
     assert set(loaded.sessions) == {"old-open", "new"}  # the closed entry left
+
+
+def test_the_dispute_report_shows_the_commitment_the_reveal_and_the_derivation(
+    service: PumpkinApplication,
+) -> None:
+    from infrastructure.dispute import dispute_report
+
+    session_id = funded_session(service, "joe")
+    played = service.spin(session_id, 20, "r1", "abc")
+    assert dispute_report(service, played["round_id"])["fairness"]["server_seed"] is None
+    reveal = service.close_session(session_id)["server_seed"]
+    fair = dispute_report(service, played["round_id"])["fairness"]
+    assert fair["message"] == f"{session_id}:1:abc" and fair["server_seed"] == reveal
+    assert fair["seed"] == derived_seed(reveal, session_id, 1, "abc")
+    assert fair["commitment_agrees"] is True and fair["seed_agrees"] is True
