@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +33,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from infrastructure.event_rows import EventRows, StoredRow
+from infrastructure.key_files import read_or_create
 
 FORMAT = "pumpkin-checkpoint/1"
 TABLE = "pumpkin_checkpoints"
@@ -160,21 +160,12 @@ def default_key_file(database_url: str) -> Path:
 
 def load_signing_key(path: Path, create: bool = True) -> Ed25519PrivateKey | None:
     """The operator's key from its PEM file (created with a new key the first time)."""
-    try:
-        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-    except FileNotFoundError:
-        if not create:
-            return None
-        key = Ed25519PrivateKey.generate()
-        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return load_signing_key(path, create=False)
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(pem)
+    if not create and not path.exists():
+        return None
+    pem = read_or_create(path, lambda: Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption()))
+    key = serialization.load_pem_private_key(pem, password=None)
     if not isinstance(key, Ed25519PrivateKey):
         raise ValueError(f"{path}: not an Ed25519 private key")
     return key

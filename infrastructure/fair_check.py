@@ -12,7 +12,6 @@ Problem kinds: commitment_mismatch, seed_mismatch, nonce_out_of_sequence, seed_n
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,57 +90,55 @@ class FairChecker:
         self.sessions = {}
         return self.counts
 
+    def _disagrees(self, kind: str, version: int, detail: str, field: str, expected: Any,
+                   found: Any, round_id: str | None = None) -> bool:
+        if expected == found:
+            return False
+        self.report(kind, version, detail, round_id=round_id, field=field, expected=expected,
+                    found=found)
+        return True
+
     def _check(self, session_id: str, session: _Session, reveal: Any, version: int) -> None:
-        ok = True
         try:
             server_seed = bytes.fromhex(str(reveal.server_seed))
         except ValueError:
             server_seed = b""
-        if not hmac.compare_digest(commitment_of(server_seed), session.commitment):
-            ok = False
-            self.report("commitment_mismatch", version,
-                        f"SHA-256 of session {session_id}'s revealed seed is not the commitment "
-                        "it opened with", field="SeedRevealed.server_seed",
-                        expected=session.commitment, found=commitment_of(server_seed))
-        if reveal.seed_commitment != session.commitment:
-            ok = False
-            self.report("commitment_mismatch", version,
-                        "the reveal names another commitment than the session opened with",
-                        field="SeedRevealed.seed_commitment", expected=session.commitment,
-                        found=reveal.seed_commitment)
-        ok = self._check_rounds(session_id, session, server_seed) and ok
-        if ok:
+        bad = self._disagrees(
+            "commitment_mismatch", version, f"SHA-256 of session {session_id}'s revealed seed "
+            "is not the commitment it opened with", "SeedRevealed.server_seed",
+            session.commitment, commitment_of(server_seed))
+        bad |= self._disagrees(
+            "commitment_mismatch", version, "the reveal names another commitment than the "
+            "session opened with", "SeedRevealed.seed_commitment", session.commitment,
+            reveal.seed_commitment)
+        bad |= self._check_rounds(session_id, session, server_seed)
+        if not bad:
             self.counts.sessions_verified += 1
 
     def _check_rounds(self, session_id: str, session: _Session, server_seed: bytes) -> bool:
-        ok = True
+        """True if any round disagrees."""
+        bad = False
         burned = {nonce for _, nonce in session.burned}
         expected = 1
         for version, round_id, nonce, client_seed, seed, commitment in session.rounds:
             self.counts.rounds_checked += 1
             while expected in burned:
                 expected += 1
-            if commitment != session.commitment:
-                ok = False
-                self.report("commitment_mismatch", version,
-                            "the round names another commitment than its session's",
-                            round_id=round_id, field="StakePlaced.seed_commitment",
-                            expected=session.commitment, found=commitment)
-            if nonce != expected:
-                ok = False
-                self.report("nonce_out_of_sequence", version,
-                            "nonces run 1, 2, 3... per session; a gap only where a lost "
-                            "round's NonceBurned explains it", round_id=round_id,
-                            field="StakePlaced.nonce", expected=expected, found=nonce)
             derived = (
                 round_seed(server_seed, session_id, nonce, client_seed).hex()
                 if isinstance(nonce, int) and isinstance(client_seed, str) else None
             )
-            if derived != seed:
-                ok = False
-                self.report("seed_mismatch", version,
-                            "the round's seed is not HMAC-SHA256(revealed seed, "
-                            "'<session>:<nonce>:<client seed>')", round_id=round_id,
-                            field="StakePlaced.seed", expected=derived, found=seed)
+            bad |= self._disagrees(
+                "commitment_mismatch", version, "the round names another commitment than its "
+                "session's", "StakePlaced.seed_commitment", session.commitment, commitment,
+                round_id)
+            bad |= self._disagrees(
+                "nonce_out_of_sequence", version, "nonces run 1, 2, 3... per session; a gap "
+                "only where a lost round's NonceBurned explains it", "StakePlaced.nonce",
+                expected, nonce, round_id)
+            bad |= self._disagrees(
+                "seed_mismatch", version, "the round's seed is not HMAC-SHA256(revealed seed, "
+                "'<session>:<nonce>:<client seed>')", "StakePlaced.seed", derived, seed,
+                round_id)
             expected = (nonce if isinstance(nonce, int) else expected) + 1
-        return ok
+        return bad

@@ -14,12 +14,13 @@ up with the database.
 
 from __future__ import annotations
 
-import os
 import secrets
 import threading
 from pathlib import Path
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from infrastructure.key_files import read_or_create
 
 KEY_BYTES = 32
 _NONCE_BYTES = 12
@@ -79,19 +80,8 @@ def load_seed_key(configured_hex: str, key_file: Path) -> bytes:
     """The configured key, else the key file's (created with a random key the first time)."""
     if configured_hex:
         return _parse(configured_hex, "PUMPKIN_SEED_KEY")
-    try:
-        return _parse(key_file.read_text(encoding="ascii").strip(), str(key_file))
-    except FileNotFoundError:
-        pass
-    key = secrets.token_bytes(KEY_BYTES)
-    key_file.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        descriptor = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process made it first: use theirs
-        return _parse(key_file.read_text(encoding="ascii").strip(), str(key_file))
-    with os.fdopen(descriptor, "w", encoding="ascii") as handle:
-        handle.write(key.hex() + "\n")
-    return key
+    text = read_or_create(key_file, lambda: (secrets.token_bytes(KEY_BYTES).hex() + "\n").encode())
+    return _parse(text.decode("ascii", "replace").strip(), str(key_file))
 
 
 def _parse(text: str, where: str) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fair_support import funded_session
@@ -51,12 +52,17 @@ def test_a_fresh_checkpoint_verifies_and_later_events_do_not_disturb_it(
     assert verify_checkpoint(document, EventRows(service), public_key_hex(KEY)) == []
 
 
+def checkpointed(app: PumpkinApplication, store_url: str) -> tuple[str, dict[str, Any], int]:
+    """A played store, its checkpoint, and the player stream's head version."""
+    stream = played(app)
+    document = record_checkpoint(app, KEY)
+    return stream, document, last_version(store_url, stream)
+
+
 def test_a_deleted_last_event_is_named_truncated(
     service: PumpkinApplication, store_url: str
 ) -> None:
-    stream = played(service)
-    document = record_checkpoint(service, KEY)
-    version = last_version(store_url, stream)
+    stream, document, version = checkpointed(service, store_url)
     run_sql(store_url, "DELETE FROM {TABLE} WHERE originator_id = %s AND originator_version = %s",
             (stream, version))
     problems = verify_checkpoint(document, EventRows(service), public_key_hex(KEY))
@@ -66,9 +72,7 @@ def test_a_deleted_last_event_is_named_truncated(
 def test_a_rewritten_head_is_named_head_mismatch(
     service: PumpkinApplication, store_url: str
 ) -> None:
-    stream = played(service)
-    document = record_checkpoint(service, KEY)
-    version = last_version(store_url, stream)
+    stream, document, version = checkpointed(service, store_url)
     [(state,)] = run_sql(store_url, "SELECT state FROM {TABLE} WHERE originator_id = %s AND "
                          "originator_version = %s", (stream, version))
     value = json.loads(bytes(state))

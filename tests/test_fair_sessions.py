@@ -4,10 +4,11 @@ checked here with the standard library alone."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
+from pathlib import Path
 
 import pytest
-from fair_support import commitment, derived_seed, funded_session, stream_events
+from fair_support import Clock, commitment, derived_seed, funded_session, stream_events
 
 from domain.errors import InvalidClientSeed, SessionClosed
 from domain.player import Player
@@ -86,14 +87,6 @@ def test_a_restart_with_the_same_key_keeps_open_sessions_playable(store_url: str
         closed = second.close_session(session_id)
         assert verify_store(second)["fair_sessions"]["sessions_verified"] == 1
     assert closed["spins"] == 2
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.offset = timedelta()
-
-    def __call__(self) -> datetime:
-        return datetime.now(UTC) + self.offset
 
 
 def test_a_session_idle_for_the_timeout_is_closed_by_the_service_and_revealed(
@@ -186,3 +179,23 @@ def test_the_dispute_report_shows_the_commitment_the_reveal_and_the_derivation(
     assert fair["message"] == f"{session_id}:1:abc" and fair["server_seed"] == reveal
     assert fair["seed"] == derived_seed(reveal, session_id, 1, "abc")
     assert fair["commitment_agrees"] is True and fair["seed_agrees"] is True
+
+
+def test_the_embedded_default_keeps_its_seed_key_in_a_file_next_to_the_database(
+    tmp_path: Path,
+) -> None:
+    from infrastructure.bootstrap import build_application
+    from infrastructure.settings import Settings
+
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'pumpkin.db'}")
+    first = build_application(settings)
+    session_id = funded_session(first, "kit")
+    first.spin(session_id, 20, "r1")
+    first.close()
+    key_file = tmp_path / "pumpkin.db.seed-key"
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    second = build_application(settings)  # a restart: the same key, read from the file
+    try:
+        assert second.spin(session_id, 20, "r2")["nonce"] == 2
+    finally:
+        second.close()

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
-from fair_support import commitment, derived_seed, funded_session
+from fair_support import Clock, commitment, derived_seed, funded_session
 from fastapi.testclient import TestClient
 from http_support import AUDITOR, OPERATOR, Journey, bearer, client_for
 
@@ -67,14 +67,6 @@ def test_a_player_reads_its_own_sessions_and_no_one_elses(client: TestClient) ->
     unknown = client.get(f"/sessions/{'0' * 32}", headers=bearer(OPERATOR))
     assert unknown.status_code == 404
     assert client.get("/sessions/current", headers=bearer(OPERATOR)).status_code == 403
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.offset = timedelta()
-
-    def __call__(self) -> datetime:
-        return datetime.now(UTC) + self.offset
 
 
 def test_the_services_sweeper_closes_an_idle_session_and_reveals_its_seed(
