@@ -319,6 +319,17 @@ class Player(Aggregate):
             )
         return summary
 
+    def close_open_sessions(
+        self, reveals: Mapping[str, str], reason: str, at: datetime | None = None
+    ) -> list[str]:
+        """Close every open session at once (e.g. an exclusion), each committed one with its
+        revealed seed from `reveals` (session id -> seed hex, from the application's
+        `reveals`); the ids closed."""
+        closed = [sid for sid, entry in self.sessions.items() if entry[0]]
+        for session_id in closed:
+            self.close_session(session_id, reveals.get(session_id), reason, at)
+        return closed
+
     class SessionOpened(Event):
         session_id: str
         token_hash: str

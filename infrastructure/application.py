@@ -263,6 +263,16 @@ class PumpkinApplication(Application[UUID]):
                 return closed
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
 
+    def reveals(self, player: Player) -> dict[str, str]:
+        """The server seeds (hex) of the player's open committed sessions, for a command that
+        closes them all at once (Player.close_open_sessions)."""
+        revealed: dict[str, str] = {}
+        for session_id in list(player.sessions):
+            entry = player.session_entry(session_id)
+            if entry is not None and entry[5]:
+                revealed[session_id] = self.seed_vault.open(session_id, str(entry[6])).hex()
+        return revealed
+
     def session(self, session_id: str) -> dict[str, Any]:
         """The session object of CONTRACT.md: from the player while open, then from the
         SessionKey stream (or, for sessions closed before that, the player's own stream)."""

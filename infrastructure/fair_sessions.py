@@ -65,17 +65,24 @@ def closed_view(
 def legacy_closed_view(
     session_id: str, player_id: str, events: Iterable[object]
 ) -> dict[str, Any]:
-    """A session closed before closes were recorded on its SessionKey: read from the player's
-    stream (its SessionOpened and SessionClosed)."""
-    opened: datetime | None = None
+    """A session whose close is not on its SessionKey (closed before closes were recorded
+    there, or by a command closing several at once): read from the player's stream, its
+    SessionOpened, SessionClosed and SeedRevealed."""
+    opened: Any = None
+    view: dict[str, Any] | None = None
     for event in events:
         if getattr(event, "session_id", None) != session_id:
             continue
         if isinstance(event, Player.SessionOpened):
-            opened = event.timestamp
+            opened = event
         elif isinstance(event, Player.SessionClosed):
-            entry = [False, event.spins, event.staked, event.won, 0, "", "",
-                     opened.isoformat() if opened else "", ""]
-            return closed_view(session_id, player_id, entry, event.timestamp, None,
+            entry = [False, event.spins, event.staked, event.won, 0,
+                     getattr(opened, "seed_commitment", ""), "",
+                     opened.timestamp.isoformat() if opened is not None else "", ""]
+            view = closed_view(session_id, player_id, entry, event.timestamp, None,
                                event.reason)
-    raise ValueError(f"session {session_id!r} is neither open nor closed in its stream")
+        elif isinstance(event, Player.SeedRevealed) and view is not None:
+            view["server_seed"] = event.server_seed
+    if view is None:
+        raise ValueError(f"session {session_id!r} is neither open nor closed in its stream")
+    return view

@@ -184,10 +184,13 @@ def test_the_dispute_report_shows_the_commitment_the_reveal_and_the_derivation(
 def test_the_embedded_default_keeps_its_seed_key_in_a_file_next_to_the_database(
     tmp_path: Path,
 ) -> None:
+    from pydantic import SecretStr
+
     from infrastructure.bootstrap import build_application
     from infrastructure.settings import Settings
 
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'pumpkin.db'}")
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'pumpkin.db'}",
+                        seed_key=SecretStr(""))  # unset: the key file
     first = build_application(settings)
     session_id = funded_session(first, "kit")
     first.spin(session_id, 20, "r1")
@@ -199,3 +202,18 @@ def test_the_embedded_default_keeps_its_seed_key_in_a_file_next_to_the_database(
         assert second.spin(session_id, 20, "r2")["nonce"] == 2
     finally:
         second.close()
+
+
+def test_a_command_closing_every_open_session_at_once_reveals_each_seed(
+    service: PumpkinApplication,
+) -> None:
+    first = funded_session(service, "pat")
+    second, _ = service.open_session("pat")
+    service.spin(first, 20, "r1")
+    service._command(  # as a protection rule would, inside the application
+        "pat", lambda player: player.close_open_sessions(service.reveals(player), "exclusion"))
+    for session_id in (first, second):
+        closed = service.session(session_id)  # read back from the player's stream
+        assert closed["open"] is False and closed["closed_by"] == "exclusion"
+        assert commitment(closed["server_seed"]) == closed["seed_commitment"]
+    assert verify_store(service)["fair_sessions"]["sessions_verified"] == 2
