@@ -1,4 +1,4 @@
-"""Game recall: the round as CONTRACT.md shows it, built from the round's recorded events alone.
+"""Game recall: the round as docs/CONTRACT.md shows it, built from its recorded events alone.
 
 The spin answer, the rounds read model and the regulator's dispute report all call `round_view`,
 so a round always reads back exactly as it was answered.
@@ -39,7 +39,7 @@ _FAIR_FIELDS = ("nonce", "client_seed", "seed_commitment")
 
 
 def round_view(events: Iterable[tuple[str, Mapping[str, JSON]]]) -> dict[str, Any]:
-    """The round of CONTRACT.md from its events, in stored order."""
+    """The round of docs/CONTRACT.md from its events, in stored order."""
     names: list[str] = []
     steps: dict[int, dict[str, Any]] = {}
     start: Mapping[str, JSON] = {}

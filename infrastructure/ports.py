@@ -33,8 +33,8 @@ class GameService(Protocol):
     def spin(
         self, session_id: str, stake: int, request_id: str, client_seed: str = ""
     ) -> dict[str, Any]:
-        """The whole round, settled, as CONTRACT.md's round (domain.recall.round_view), with
-        the session's running figures ("session")."""
+        """The whole round, settled, as docs/CONTRACT.md's round (domain.recall.round_view),
+        with the session's running figures ("session")."""
         ...
 
     async def spin_async(
