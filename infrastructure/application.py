@@ -66,7 +66,9 @@ from infrastructure.persistence import (
     event_store_env,
     schema_lock,
 )
+from infrastructure.player_locks import PlayerLocks
 from infrastructure.ports import SessionRef
+from infrastructure.request_keys import RequestKey, issued_keys, recorded_key
 from infrastructure.retry_policy import ATTEMPTS, pause_before
 from infrastructure.seed_vault import SeedVault
 
@@ -162,6 +164,7 @@ class PumpkinApplication(Application[UUID]):
         self._session_players: dict[str, str] = {}
         self._token_sessions: dict[str, tuple[str, str]] = {}
         self._async_commit: AsyncGroupCommit | None = None
+        self._locks = PlayerLocks()  # commands on one player take turns in this process
         # Called once per retry after a lost write race (the HTTP app counts them).
         self.on_conflict_retry: Callable[[], object] = _ignore
 
@@ -192,10 +195,14 @@ class PumpkinApplication(Application[UUID]):
             raise PlayerExists(f"player {player_id!r} exists") from None
 
     def deposit(self, player_id: str, amount: int, request_id: str) -> int:
-        return self._command(player_id, lambda player: player.deposit(amount, request_id))
+        return self._command(
+            player_id, lambda player: player.deposit(amount, request_id), request_id
+        )
 
     def withdraw(self, player_id: str, amount: int, request_id: str) -> int:
-        return self._command(player_id, lambda player: player.withdraw(amount, request_id))
+        return self._command(
+            player_id, lambda player: player.withdraw(amount, request_id), request_id
+        )
 
     def player_state(self, player_id: str) -> dict[str, Any]:
         return self._player(player_id).state()
@@ -319,7 +326,9 @@ class PumpkinApplication(Application[UUID]):
     ) -> dict[str, Any]:
         player_id = self._player_of_session(session_id)
         result = self._command(
-            player_id, lambda player: self._play(player, session_id, stake, request_id, attempt)
+            player_id,
+            lambda player: self._play(player, session_id, stake, request_id, attempt),
+            request_id,
         )
         if isinstance(result, int):
             played = self._round_from(player_aggregate_id(player_id), result)
@@ -366,6 +375,18 @@ class PumpkinApplication(Application[UUID]):
         record the same events in one transaction.
         """
         attempt = SpinAttempt(check_client_seed(client_seed))
+        player_id = self._session_players.get(session_id)
+        if player_id is None:
+            player_id = await asyncio.to_thread(self._player_of_session, session_id)
+        await self._locks.take_turn(player_id)
+        try:
+            return await self._spin_async(session_id, stake, request_id, attempt)
+        finally:
+            self._locks.end_turn(player_id)
+
+    async def _spin_async(
+        self, session_id: str, stake: int, request_id: str, attempt: SpinAttempt
+    ) -> dict[str, Any]:
         grouped = isinstance(self.recorder, GroupCommitRecorder)
         player = (
             self._spin_decided_in_memory(session_id, stake, request_id, attempt)
@@ -373,7 +394,7 @@ class PumpkinApplication(Application[UUID]):
         )
         if player is not None:
             processing_event: ProcessingEvent[UUID] = ProcessingEvent()
-            self._collect(processing_event, player)
+            self._collect(processing_event, player, *issued_keys(player, request_id))
             stored = [self.mapper.to_stored_event(e) for e in processing_event.events]
             try:
                 await self._async_group_commit().save(stored)
@@ -504,8 +525,20 @@ class PumpkinApplication(Application[UUID]):
         _remember(self._session_players, session_id, key.player_id)
         return key.player_id
 
-    def _command(self, player_id: str, decide: Callable[[Player], T]) -> T:
-        """Decide on the player and record what it decided, retrying when a race is lost."""
+    def _command(
+        self, player_id: str, decide: Callable[[Player], T], request_id: str | None = None
+    ) -> T:
+        """Decide on the player and record what it decided, retrying when a race is lost.
+
+        request_id: the request's durable key (infrastructure/request_keys.py) is recorded with
+        its events, and read only when the save conflicts or the newest state refuses it.
+        """
+        with self._locks.held(player_id):
+            return self._command_in_turn(player_id, decide, request_id)
+
+    def _command_in_turn(
+        self, player_id: str, decide: Callable[[Player], T], request_id: str | None
+    ) -> T:
         fresh = False
         conflicts = 0
         while conflicts < ATTEMPTS:
@@ -513,18 +546,36 @@ class PumpkinApplication(Application[UUID]):
             try:
                 result = decide(player)
             except RuleViolation:
-                if fresh:
+                if not fresh:
+                    fresh = True  # a refusal is only final when judged on the newest state
+                    continue
+                recalled = self._recalled(player_id, request_id, decide)
+                if recalled is None:
                     raise
-                fresh = True  # a refusal is only final when judged on the newest state
-                continue
-            if not player.pending_events or self._saved(player):
+                return recalled[0]
+            if not player.pending_events or self._saved(player, *issued_keys(player, request_id)):
                 return result
+            recalled = self._recalled(player_id, request_id, decide)
+            if recalled is not None:
+                return recalled[0]
             conflicts += 1
             fresh = True
             self._retrying(conflicts)
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
 
-    def _saved(self, *aggregates: Aggregate) -> bool:
+    def _recalled(
+        self, player_id: str, request_id: str | None, decide: Callable[[Player], T]
+    ) -> tuple[T] | None:
+        """The answer again, if the request's durable key says it was applied (beyond the
+        player's window); RequestIdReused if it was applied with another body."""
+        key = recorded_key(self.repository, player_id, request_id)
+        if key is None:
+            return None
+        player = self._player(player_id)
+        player.recall_request(key.request_id, key.fingerprint, key.answer)
+        return (decide(player),)
+
+    def _saved(self, *aggregates: Aggregate | RequestKey.Issued) -> bool:
         """Record in one transaction; False if another writer took one of the versions."""
         try:
             self.save(*aggregates)
@@ -554,6 +605,8 @@ class PumpkinApplication(Application[UUID]):
             if isinstance(obj, Aggregate):
                 processing_event.events.extend(obj.collect_events())
                 processing_event.aggregates[obj.id] = obj
+            elif isinstance(obj, RequestKey.Issued):  # a bare event: its key has no other
+                processing_event.events.append(obj)
             else:
                 processing_event.collect_events(obj)
 
