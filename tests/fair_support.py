@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -49,3 +51,15 @@ class Clock:
 
     def __call__(self) -> datetime:
         return datetime.now(UTC) + self.offset
+
+
+@contextmanager
+def played_on_a_clock(
+    store_url: str, player_id: str
+) -> Iterator[tuple[PumpkinApplication, Clock, str]]:
+    """An application on a clock the test moves, and a session with one round played."""
+    clock = Clock()
+    with PumpkinApplication.from_url(store_url, clock=clock) as app:
+        session_id = funded_session(app, player_id)
+        app.spin(session_id, 20, "r1")
+        yield app, clock, session_id

@@ -8,7 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from fair_support import Clock, commitment, derived_seed, funded_session, stream_events
+from fair_support import commitment, derived_seed, funded_session, played_on_a_clock, stream_events
 
 from domain.errors import InvalidClientSeed, SessionClosed
 from domain.player import Player
@@ -92,11 +92,8 @@ def test_a_restart_with_the_same_key_keeps_open_sessions_playable(store_url: str
 def test_a_session_idle_for_the_timeout_is_closed_by_the_service_and_revealed(
     store_url: str,
 ) -> None:
-    clock = Clock()
-    with PumpkinApplication.from_url(store_url, clock=clock) as app:
-        idle = funded_session(app, "fay")
+    with played_on_a_clock(store_url, "fay") as (app, clock, idle):
         busy, _ = app.open_session("fay")
-        app.spin(idle, 20, "r1")
         clock.offset = timedelta(seconds=50)
         app.spin(busy, 20, "r2")
         assert not app.close_if_idle(idle, idle_seconds=60)

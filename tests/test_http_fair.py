@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
-from fair_support import Clock, commitment, derived_seed, funded_session
+from fair_support import commitment, derived_seed, played_on_a_clock
 from fastapi.testclient import TestClient
 from http_support import AUDITOR, OPERATOR, Journey, bearer, client_for
 
@@ -72,10 +72,7 @@ def test_a_player_reads_its_own_sessions_and_no_one_elses(client: TestClient) ->
 def test_the_services_sweeper_closes_an_idle_session_and_reveals_its_seed(
     store_url: str,
 ) -> None:
-    clock = Clock()
-    with PumpkinApplication.from_url(store_url, clock=clock) as app:
-        session_id = funded_session(app, "mo")
-        app.spin(session_id, 20, "r1")
+    with played_on_a_clock(store_url, "mo") as (app, clock, session_id):
         sweeper = Sweeper(app, idle_seconds=0.2).start()
         try:
             clock.offset = timedelta(seconds=1)  # the clock moves; nobody waits it out
