@@ -63,3 +63,9 @@ class RequestIdReused(RuleViolation):
 
 class InvalidRequestId(RuleViolation):
     code = "invalid_request_id"
+
+
+class InvalidClientSeed(RuleViolation):
+    """A client seed is 0 to 64 printable ASCII characters."""
+
+    code = "invalid_client_seed"

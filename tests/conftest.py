@@ -6,6 +6,7 @@ database, dropped afterwards. If PostgreSQL is unreachable the test errors: it n
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
@@ -16,6 +17,10 @@ from fastapi.testclient import TestClient
 
 from infrastructure.application import PumpkinApplication
 from infrastructure.persistence import GroupCommitRecorder, temporary_postgres_database
+
+# Services the tests start (in-process or as `pumpkin serve`) keep their seed key here, not in a
+# key file in the working directory (the default for a PostgreSQL store).
+os.environ.setdefault("PUMPKIN_SEED_KEY", "5eed" * 16)
 
 PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
 STORES = ("sqlite", "postgres")

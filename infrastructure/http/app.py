@@ -14,6 +14,7 @@ from infrastructure.http import (
     routes_play,
     routes_public,
     routes_reads,
+    routes_sessions,
 )
 from infrastructure.http.anonymous_limit import AnonymousLimit
 from infrastructure.http.deps import HttpDeps
@@ -66,7 +67,9 @@ def create_app(
     app.state.unknown_tokens = UnknownTokens(deps.unknown_token_cache_seconds)
     app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)
     install_error_handlers(app, deps.metrics)
-    for module in (routes_public, routes_operator, routes_play, routes_reads, routes_audit):
+    routers = (routes_public, routes_operator, routes_play, routes_sessions, routes_reads,
+               routes_audit)
+    for module in routers:
         app.include_router(module.router)
     install_pages(app, deps.pages_keys, deps.operator_key, deps.auditor_key)
     if spin_lane:

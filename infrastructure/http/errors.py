@@ -25,6 +25,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_amount": 422,
     "invalid_player_id": 422,
     "invalid_request_id": 422,
+    "invalid_client_seed": 422,
     "invalid_request": 422,
     "unknown_model_version": 422,
     "invalid_filter": 422,

@@ -28,6 +28,8 @@ class MoneyMovement(Body):
 class SpinRequest(Body):
     stake: StrictInt = Field(description="minor units, one of the rules document's `stakes`")
     request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
+    # Checked by the rule (422 invalid_client_seed), not the schema.
+    client_seed: Any = Field(default="", description="0 to 64 printable ASCII characters")
 
 
 class Empty(Body):
@@ -49,6 +51,7 @@ class Balance(BaseModel):
 class SessionOpened(BaseModel):
     session_id: str
     token: str
+    seed_commitment: str | None = None
 
 
 class SessionSummary(BaseModel):
@@ -57,6 +60,20 @@ class SessionSummary(BaseModel):
     staked: int
     won: int
     net: int
+
+
+class Session(SessionSummary):
+    """The session of CONTRACT.md (also the close answer): server_seed is null while open."""
+
+    model_config = ConfigDict(extra="allow")
+
+    player_id: str
+    open: bool
+    opened_at: str | None
+    closed_at: str | None
+    elapsed_seconds: int
+    seed_commitment: str | None
+    server_seed: str | None
 
 
 class PlayerState(BaseModel):
