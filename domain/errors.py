@@ -29,6 +29,12 @@ class InvalidPlayerId(RuleViolation):
     code = "invalid_player_id"
 
 
+class BalanceCap(RuleViolation):
+    """A deposit or a win would take a balance past BALANCE_CAP (domain.player)."""
+
+    code = "balance_cap"
+
+
 class PlayerExists(RuleViolation):
     code = "player_exists"
 
@@ -57,3 +63,9 @@ class RequestIdReused(RuleViolation):
 
 class InvalidRequestId(RuleViolation):
     code = "invalid_request_id"
+
+
+class InvalidClientSeed(RuleViolation):
+    """A client seed is 0 to 64 printable ASCII characters."""
+
+    code = "invalid_client_seed"

@@ -6,15 +6,21 @@ database, dropped afterwards. If PostgreSQL is unreachable the test errors: it n
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 
 import pytest
 from eventsourcing.persistence import StoredEvent
+from fastapi.testclient import TestClient
 
 from infrastructure.application import PumpkinApplication
 from infrastructure.persistence import GroupCommitRecorder, temporary_postgres_database
+
+# Services the tests start (in-process or as `pumpkin serve`) keep their seed key here, not in a
+# key file in the working directory (the default for a PostgreSQL store).
+os.environ.setdefault("PUMPKIN_SEED_KEY", "5eed" * 16)
 
 PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
 STORES = ("sqlite", "postgres")
@@ -44,6 +50,15 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield open_store(request.param, tmp_path, stack)
 
 
+@pytest.fixture(scope="module", params=STORES)
+def module_store_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A fresh empty event store shared by a module's tests (one per store kind)."""
+    with ExitStack() as stack:
+        yield open_store(request.param, tmp_path_factory.mktemp("store"), stack)
+
+
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
     """A fresh PostgreSQL database only (for tests about concurrent writers)."""
@@ -65,6 +80,15 @@ def stored(aggregate: object, version: int) -> StoredEvent:
     return StoredEvent(
         originator_id=aggregate, originator_version=version, topic="test:Event", state=b"{}"
     )
+
+
+@pytest.fixture
+def api(service: PumpkinApplication) -> Iterator[TestClient]:
+    """The HTTP API around `service`, as the composition root wires it (no read models)."""
+    from http_support import client_for
+
+    with client_for(service) as test_client:
+        yield test_client
 
 
 @pytest.fixture

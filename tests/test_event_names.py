@@ -57,6 +57,8 @@ def test_every_stored_class_names_itself_in_its_own_body_and_no_two_share_a_name
 
 def test_the_first_releases_classes_keep_the_names_the_store_holds() -> None:
     for cls in stored_classes():
+        if stored_name(cls).startswith("pumpkin:"):
+            continue  # added since, named by the rule for new classes
         assert stored_name(cls) == f"{cls.__module__}:{cls.__qualname__}"
     assert Player.StakePlaced.TOPIC == "domain.player:Player.StakePlaced"
     assert SessionKey.Issued.TOPIC == "infrastructure.application:SessionKey.Issued"

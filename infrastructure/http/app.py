@@ -14,6 +14,7 @@ from infrastructure.http import (
     routes_play,
     routes_public,
     routes_reads,
+    routes_sessions,
 )
 from infrastructure.http.anonymous_limit import AnonymousLimit
 from infrastructure.http.deps import HttpDeps
@@ -25,6 +26,7 @@ from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.spin_lane import SpinLane
 from infrastructure.http.token_cache import OpenSessionCache
 from infrastructure.http.unknown_tokens import UnknownTokens
+from infrastructure.pages.web import install_pages
 
 
 def create_app(
@@ -57,13 +59,19 @@ def create_app(
         docs_url="/docs" if deps.docs else None,
         redoc_url="/redoc" if deps.docs else None,
     )
+    # A path with a trailing slash is 404, not a redirect: the framework built its Location from
+    # the Host header, which the client chooses (issue 17, finding 12).
+    app.router.redirect_slashes = False
     app.state.deps = deps
     app.state.limiter = deps.limiter or RateLimiter(deps.rate_limit_per_second)
     app.state.unknown_tokens = UnknownTokens(deps.unknown_token_cache_seconds)
     app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)
     install_error_handlers(app, deps.metrics)
-    for module in (routes_public, routes_operator, routes_play, routes_reads, routes_audit):
+    routers = (routes_public, routes_operator, routes_play, routes_sessions, routes_reads,
+               routes_audit)
+    for module in routers:
         app.include_router(module.router)
+    install_pages(app, deps.pages_keys, deps.operator_key, deps.auditor_key)
     if spin_lane:
         app.add_middleware(SpinLane)
     app.add_middleware(JsonBodies)

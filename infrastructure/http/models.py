@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from infrastructure.http import schema_rules
 
 
 class Body(BaseModel):
@@ -15,17 +17,19 @@ class Body(BaseModel):
 
 
 class NewPlayer(Body):
-    player_id: StrictStr
+    player_id: StrictStr = Field(json_schema_extra=schema_rules.PLAYER_ID)
 
 
 class MoneyMovement(Body):
-    amount: StrictInt
-    request_id: StrictStr
+    amount: StrictInt = Field(json_schema_extra=schema_rules.AMOUNT)
+    request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
 
 
 class SpinRequest(Body):
-    stake: StrictInt
-    request_id: StrictStr
+    stake: StrictInt = Field(description="minor units, one of the rules document's `stakes`")
+    request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
+    # Checked by the rule (422 invalid_client_seed), not the schema.
+    client_seed: Any = Field(default="", description="0 to 64 printable ASCII characters")
 
 
 class Empty(Body):
@@ -47,6 +51,7 @@ class Balance(BaseModel):
 class SessionOpened(BaseModel):
     session_id: str
     token: str
+    seed_commitment: str | None = None
 
 
 class SessionSummary(BaseModel):
@@ -55,6 +60,20 @@ class SessionSummary(BaseModel):
     staked: int
     won: int
     net: int
+
+
+class Session(SessionSummary):
+    """The session of CONTRACT.md (also the close answer): server_seed is null while open."""
+
+    model_config = ConfigDict(extra="allow")
+
+    player_id: str
+    open: bool
+    opened_at: str | None
+    closed_at: str | None
+    elapsed_seconds: int
+    seed_commitment: str | None
+    server_seed: str | None
 
 
 class PlayerState(BaseModel):
