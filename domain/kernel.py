@@ -306,12 +306,9 @@ def _evaluate_lines(P, cells, tr, on, step):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _clover_moon_swap(rng, P, cells, tr, on, step):  # type: ignore[no-untyped-def]
-    """Swap paying symbols along one line into a single paying symbol so the screen wins.
-
-    Called only on a screen that won nothing; returns True if it swapped.
-    """
-    runs = np.zeros(10, dtype=np.int64)
+def swap_runs(cells, runs):  # type: ignore[no-untyped-def]
+    """Each line's run of paying symbols or wilds from reel 1 (into `runs`); returns how many
+    lines could be swapped into a win (a run of 3 or more): Clover Moon Swap's candidates."""
     candidates = 0
     for line in range(10):
         m = 0
@@ -323,6 +320,30 @@ def _clover_moon_swap(rng, P, cells, tr, on, step):  # type: ignore[no-untyped-d
         runs[line] = m
         if m >= 3:
             candidates += 1
+    return candidates
+
+
+@njit(cache=True)
+def apply_swap(cells, symbol, line, length):  # type: ignore[no-untyped-def]
+    """Swap the paying symbols of the first `length` cells of `line` into `symbol`; returns the
+    mask of the cells changed."""
+    mask = 0
+    for reel in range(length):
+        i = reel * 3 + _LINES[line, reel]
+        if cells[i] < N_PAYING and cells[i] != symbol:
+            cells[i] = symbol
+            mask |= 1 << i
+    return mask
+
+
+@njit(cache=True)
+def _clover_moon_swap(rng, P, cells, tr, on, step):  # type: ignore[no-untyped-def]
+    """Swap paying symbols along one line into a single paying symbol so the screen wins.
+
+    Called only on a screen that won nothing; returns True if it swapped.
+    """
+    runs = np.zeros(10, dtype=np.int64)
+    candidates = swap_runs(cells, runs)
     if candidates == 0:
         return False
     symbol = weighted(rng, P, P_CLOVER_W, N_PAYING)
@@ -335,12 +356,7 @@ def _clover_moon_swap(rng, P, cells, tr, on, step):  # type: ignore[no-untyped-d
                 break
             pick -= 1
     length = 3 + below(rng, runs[line] - 2)
-    mask = 0
-    for reel in range(length):
-        i = reel * 3 + _LINES[line, reel]
-        if cells[i] < N_PAYING and cells[i] != symbol:
-            cells[i] = symbol
-            mask |= 1 << i
+    mask = apply_swap(cells, symbol, line, length)
     _record(tr, on, R_CLOVER, step, symbol, mask, 0, 0, 0, 0)
     return True
 
@@ -575,3 +591,12 @@ def _free_spins(rng, P, level, awarded, step, tr, on, out):  # type: ignore[no-u
     if level >= 5:
         out[O_FS_HALVES] = _X1_5
     return step
+
+
+# The steps the calculator (domain.calculator) reuses, so that it reads screens by the same rules.
+land_base = _land_base
+land_free_spin = _land_free_spin
+wild_reels = _wild_reels
+evaluate_lines = _evaluate_lines
+count_cells = _count
+coin_units = _coin_units
