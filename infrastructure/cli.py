@@ -154,6 +154,28 @@ def simulate(
     _exit_with(run(spins, level, hw_mult, fs_mult, seed, workers, json_out, report))
 
 
+@app.command("math")
+def math_figures(
+    level: Annotated[
+        int | None, typer.Option(help="One state's level (0-5); all 21 states without it.")
+    ] = None,
+    hw_mult: Annotated[
+        float, typer.Option("--hw-mult", help="Hold & Win multiplier at level 5 (1.5-3).")
+    ] = 1.0,
+    fs_mult: Annotated[
+        float, typer.Option("--fs-mult", help="Free Spins multiplier at level 5 (1.5-3).")
+    ] = 1.0,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    screens: Annotated[
+        int, typer.Option(help="Screens sampled for the whole-screen moments.")
+    ] = 1_000_000,
+) -> None:
+    """Print the computed (not simulated) figures: RTP and its parts, hit frequency, feature
+    frequencies, sd and volatility index, max-win odds with their method."""
+    run = _function("infrastructure.math_figures", "math_command")
+    _exit_with(run(level, hw_mult, fs_mult, json_out, screens))
+
+
 @app.command()
 def rules(
     json_out: Annotated[bool, typer.Option("--json", help="Print the document as JSON.")] = False,

@@ -68,6 +68,7 @@ class StateMath:
     average_free_spins: float
     sd: float
     sd_standard_error: float
+    base_lines_sd: float  # the normal game's line pays alone (all the normal game pays at level 0)
     volatility_index: float
     max_win_odds: dict[str, Any]
     method: dict[str, str] = field(default_factory=dict)
@@ -88,6 +89,7 @@ class StateMath:
             "average_free_spins": self.average_free_spins,
             "sd": self.sd,
             "sd_standard_error": self.sd_standard_error,
+            "base_lines_sd": self.base_lines_sd,
             "volatility_index": self.volatility_index,
             "max_win_odds": self.max_win_odds,
             "method": self.method,
@@ -170,6 +172,7 @@ def state_math(
     clover, clover_se = _mean_and_error(sums, S.B_CLOVER, S.N_B, screens)
     square, square_se = _mean_and_error(sums, S.B_SQUARE, S.N_B, screens)
     zero, zero_se = _mean_and_error(sums, S.B_ZERO, S.N_B, screens)
+    lines_second = float(sums[S.N_B + S.B_LINES]) / screens / unit**2
 
     parts = {
         "base_lines": lines / unit,
@@ -201,6 +204,7 @@ def state_math(
         average_free_spins=10 / (1 - children),
         sd=sd,
         sd_standard_error=sd_se,
+        base_lines_sd=math.sqrt(max(0.0, lines_second - (lines / unit) ** 2)),
         volatility_index=VOLATILITY_Z * sd,
         max_win_odds=_cantelli(rtp, sd),
         method={
