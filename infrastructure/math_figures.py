@@ -20,12 +20,18 @@ def figures(model: MathModel, states: list[tuple[int, int, int]], screens: int) 
 
 
 def math_command(
-    level: int | None, hw_mult: float, fs_mult: float, json_out: bool, screens: int = DEFAULT_SCREENS
+    level: int | None,
+    hw_mult: float,
+    fs_mult: float,
+    json_out: bool,
+    screens: int = DEFAULT_SCREENS,
 ) -> int:
     try:
         if screens < 1000:
             raise UsageError("--screens must be at least 1000")
-        states = all_states() if level is None else [(level, *state_halves(level, hw_mult, fs_mult))]
+        states = (
+            all_states() if level is None else [(level, *state_halves(level, hw_mult, fs_mult))]
+        )
     except UsageError as error:
         sys.stderr.write(f"error: {error}\n")
         return 2

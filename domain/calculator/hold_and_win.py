@@ -45,7 +45,9 @@ class Respins:
     second: np.ndarray
 
 
-def _reel_outcomes(coin: float, candy: float, activation: float) -> dict[tuple[int, int, int], float]:
+def _reel_outcomes(
+    coin: float, candy: float, activation: float
+) -> dict[tuple[int, int, int], float]:
     """One uncovered reel's respin: P(coins c, candies j, activated a)."""
     empty = 1.0 - coin - candy
     out: dict[tuple[int, int, int], float] = {}
@@ -122,7 +124,9 @@ def respins(definition: dict[str, Any], level: int) -> Respins:
                     b2[i] += p * (r_second + 2 * r_mean * GRAND_UNITS + GRAND_UNITS**2)
                     continue
                 nxt = 0 if landed else i + 1
-                v_next = (mean[nk] if nk != k else v1[0]) if landed else (v1[nxt] if nxt < 3 else 0.0)
+                v_next = (
+                    (mean[nk] if nk != k else v1[0]) if landed else (v1[nxt] if nxt < 3 else 0.0)
+                )
                 b2[i] += p * (r_second + 2 * r_mean * v_next)
                 if landed and nk != k:
                     b2[i] += p * second[nk]

@@ -32,7 +32,11 @@ def line_moments(paytable: np.ndarray, cells: Sequence[np.ndarray]) -> tuple[flo
         cell = cells[w]
         p_other = lead * cell[OTHER_CLASS]
         if wild_pay:
-            mean, second, hit = mean + p_other * wild_pay, second + p_other * wild_pay**2, hit + p_other
+            mean, second, hit = (
+                mean + p_other * wild_pay,
+                second + p_other * wild_pay**2,
+                hit + p_other,
+            )
         for s in range(N_PAYING):
             run = lead * cell[s]  # P(w wilds, then s, then the run continues to n)
             if run == 0.0:

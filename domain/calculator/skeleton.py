@@ -99,7 +99,9 @@ def _with_wild_reels(status, scatter, ngc, booster, bonus, p, level, hw, fs, g, 
     for mask in range(32 if level >= 1 else 1):
         q = wild_mask_chance(mask, g.p_wild, g.wild_counts) if level >= 1 else 1.0
         if q > 0.0:
-            _screen(status, scatter, ngc, booster, bonus, mask, p * q, level, hw, fs, g, out, patterns)
+            _screen(
+                status, scatter, ngc, booster, bonus, mask, p * q, level, hw, fs, g, out, patterns
+            )
 
 
 @njit(cache=True)
@@ -136,9 +138,24 @@ def base_skeletons(level, hw_h, fs_h, g):
                             st[i] = _OTHER
                             sc[i] = 0  # the Collector covers a scatter under it
                     if not booster_on:
-                        _with_wild_reels(st, sc, ngc_cell, -1, 0, p * q, level, hw_h, fs_h, g, out, patterns)
+                        _with_wild_reels(
+                            st, sc, ngc_cell, -1, 0, p * q, level, hw_h, fs_h, g, out, patterns
+                        )
                         continue
-                    _with_wild_reels(st, sc, ngc_cell, -1, 0, p * q * (1.0 - g.p_booster), level, hw_h, fs_h, g, out, patterns)
+                    _with_wild_reels(
+                        st,
+                        sc,
+                        ngc_cell,
+                        -1,
+                        0,
+                        p * q * (1.0 - g.p_booster),
+                        level,
+                        hw_h,
+                        fs_h,
+                        g,
+                        out,
+                        patterns,
+                    )
                     free = 0
                     for i in range(15):
                         if st[i] == _FREE:
@@ -156,7 +173,20 @@ def base_skeletons(level, hw_h, fs_h, g):
                             bt = st.copy()
                             bt[cell] = _OTHER
                             pb = p * q * g.p_booster / free * share
-                            _with_wild_reels(bt, sc, ngc_cell, cell, bonus, pb, level, hw_h, fs_h, g, out, patterns)
+                            _with_wild_reels(
+                                bt,
+                                sc,
+                                ngc_cell,
+                                cell,
+                                bonus,
+                                pb,
+                                level,
+                                hw_h,
+                                fs_h,
+                                g,
+                                out,
+                                patterns,
+                            )
     return out, patterns
 
 

@@ -167,7 +167,13 @@ def state_math(
     base_pays = pattern_expectations(paytable, cell_distribution(d["base_weights"]))
     lines = float((patterns * base_pays).sum()) * LINE_BET_UNITS
     sums = S.base_sums(
-        new_generator(_seed(key + ":normal-game")), params, level, hw_halves, fs_halves, screens, inputs
+        new_generator(_seed(key + ":normal-game")),
+        params,
+        level,
+        hw_halves,
+        fs_halves,
+        screens,
+        inputs,
     )
     clover, clover_se = _mean_and_error(sums, S.B_CLOVER, S.N_B, screens)
     square, square_se = _mean_and_error(sums, S.B_SQUARE, S.N_B, screens)
