@@ -45,6 +45,7 @@ from domain.layout import (
     P_HW_CELL_W,
     P_HW_COIN_W,
     P_JACKPOT_W,
+    P_KERNEL,
     P_PAY,
     P_SCATTER,
     P_WILD_REELS,
@@ -184,7 +185,7 @@ def _land_base(rng, P, level, hw_h, fs_h, cells, vals):  # type: ignore[no-untyp
             else:
                 cells[i] = s
     if level >= 3 and chance(rng, P[P_COLLECTOR]):
-        reel = below(rng, 5)
+        reel = below(rng, 5) if P[P_KERNEL] < 2 else _reel_without_scatter(rng, cells)
         top = below(rng, 2)
         for row in (top, top + 1):
             cells[reel * 3 + row] = NGC
@@ -206,6 +207,42 @@ def _land_base(rng, P, level, hw_h, fs_h, cells, vals):  # type: ignore[no-untyp
                     vals[i] = bonus
                     break
                 k -= 1
+
+
+@njit(cache=True)
+def _reel_without_scatter(rng, cells):  # type: ignore[no-untyped-def]
+    """Kernel 2: the Normal Game Collector lands on a reel with no scatter (reels 2 and 4 never
+    have one), uniformly, so it never covers a scatter."""
+    free = 0
+    for reel in range(5):
+        if _count_reel(cells, reel, SCATTER) == 0:
+            free += 1
+    k = below(rng, free)
+    for reel in range(5):
+        if _count_reel(cells, reel, SCATTER) == 0:
+            if k == 0:
+                return reel
+            k -= 1
+    return 0
+
+
+@njit(cache=True)
+def _count_reel(cells, reel, code):  # type: ignore[no-untyped-def]
+    n = 0
+    for row in range(3):
+        if cells[reel * 3 + row] == code:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _swap_possible(P, cells):  # type: ignore[no-untyped-def]
+    """Kernel 2 draws Clover Moon Swap's chance only on a screen where a winning swap exists
+    (kernel 1 drew it first and then found nothing to swap on some screens)."""
+    if P[P_KERNEL] < 2:
+        return True
+    runs = np.zeros(10, dtype=np.int64)
+    return swap_runs(cells, runs) > 0
 
 
 @njit(cache=True)
@@ -429,6 +466,7 @@ def play(rng, P, level, hw_h, fs_h, tr, on, out):  # type: ignore[no-untyped-def
         and not boosted
         and activated == 0
         and free_spins == 0
+        and _swap_possible(P, cells)
         and chance(rng, P[P_CLOVER])
         and _clover_moon_swap(rng, P, cells, tr, on, 0)
     ):
@@ -575,6 +613,7 @@ def _free_spins(rng, P, level, awarded, step, tr, on, out):  # type: ignore[no-u
             level >= 2
             and lines == 0
             and more == 0
+            and _swap_possible(P, cells)
             and chance(rng, P[P_FS_CLOVER])
             and _clover_moon_swap(rng, P, cells, tr, on, step)
         ):

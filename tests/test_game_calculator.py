@@ -14,7 +14,7 @@ from domain.calculator import StateMath, state_math
 from domain.calculator.hold_and_win import respins
 from domain.calculator.lines import line_moments
 from domain.exact import _cell_distribution, line_expectation
-from domain.model import current_model
+from domain.model import current_model, model_for
 from domain.symbols import PAYING
 from infrastructure.simulator import simulate, spec_for
 
@@ -65,7 +65,8 @@ def test_the_closed_form_line_pays_equal_the_full_enumeration() -> None:
 
 
 def test_hold_and_win_from_one_collector_at_level_0_is_the_audited_45_594_x() -> None:
-    chain = respins(current_model().definition, 0)
+    d = model_for("pumpkin-v1-4af96d8ef079b16a").definition
+    chain = respins(d, 0, d["hold_and_win_activation_ppm"])
     assert chain.mean[1] / 20 == pytest.approx(45.594, abs=0.0005)
 
 

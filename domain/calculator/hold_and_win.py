@@ -75,12 +75,12 @@ def _convolve(
     return out
 
 
-def respins(definition: dict[str, Any], level: int) -> Respins:
+def respins(definition: dict[str, Any], level: int, activation_ppm: int) -> Respins:
     coin_w, candy_w, empty_w = definition["hold_and_win_cell_weights"]
     if level < JACKPOTS_LEVEL:
         candy_w = 0
     total = float(coin_w + candy_w + empty_w)
-    activation = definition["hold_and_win_activation_ppm"] / 1e6
+    activation = activation_ppm / 1e6
     mu, var = coin_units(definition["hold_and_win_coin_value_weights"])
     jackpots = [JACKPOTS_X_STAKE[t] * UNITS_PER_STAKE for t in JACKPOT_TIERS[:4]]
     mu_j, var_j = value_moments(definition["jackpot_weights"], jackpots)

@@ -125,6 +125,9 @@ def base_skeletons(level, hw_h, fs_h, g):
                         p *= g.p_scatter / 3
                         status[reel * 3 + row] = _OTHER
                         scatter[reel * 3 + row] = 1
+                reels_for_ngc = 5
+                if g.kernel >= 2:  # kernel 2: the Collector lands on a reel with no scatter
+                    reels_for_ngc = 2 + (s0 < 0) + (s2 < 0) + (s4 < 0)
                 for ngc in range(-1, 10 if level >= 3 else 0):
                     st = status.copy()
                     sc = scatter.copy()
@@ -132,8 +135,11 @@ def base_skeletons(level, hw_h, fs_h, g):
                         q = 1.0 - g.p_collector if level >= 3 else 1.0
                         ngc_cell = -1
                     else:
-                        q = g.p_collector / 10
-                        ngc_cell = (ngc // 2) * 3 + ngc % 2
+                        reel = ngc // 2
+                        ngc_cell = reel * 3 + ngc % 2
+                        if g.kernel >= 2 and scatter[reel * 3 : reel * 3 + 3].sum() > 0:
+                            continue
+                        q = g.p_collector / (2 * reels_for_ngc)
                         for i in (ngc_cell, ngc_cell + 1):
                             st[i] = _OTHER
                             sc[i] = 0  # the Collector covers a scatter under it

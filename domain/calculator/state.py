@@ -26,6 +26,7 @@ from domain.calculator.skeleton import (
     base_skeletons,
     free_spin_skeletons,
 )
+from domain import layout as L
 from domain.layout import LINE_BET_UNITS, UNITS_PER_STAKE
 from domain.model import MathModel, state_key
 from domain.rng import new_generator
@@ -45,6 +46,7 @@ class Inputs(NamedTuple):
     p_booster: float
     p_activation: float
     p_clover: float
+    kernel: int  # the model's kernel version: its rules that changed
     coin_mean: float  # E[coin value of a free cell], units
     reel_stats: np.ndarray  # by free cells on a reel: see hold_and_win.reel_start_stats
     respin_mean: np.ndarray
@@ -119,9 +121,8 @@ def state_math(
     unit = float(UNITS_PER_STAKE)
 
     # Free Spins: one spin exactly by its skeletons, then Wald's identity over the retriggers.
-    fs_level_wild = d["free_spins_wild_reels_ppm"] / 1e6
     by_scatters = free_spin_skeletons(
-        level, d["free_spins_scatter_ppm"] / 1e6, fs_level_wild, wild_counts
+        level, params[L.P_FS_SCATTER] / 1e6, params[L.P_FS_WILD_REELS] / 1e6, wild_counts
     )
     fs_pays = pattern_expectations(paytable, cell_distribution(d["free_spin_weights"]))
     line_by_c = [float((by_scatters[c] * fs_pays).sum()) * LINE_BET_UNITS for c in range(4)]
@@ -144,7 +145,7 @@ def state_math(
     coin = d["base_weights"][-1] / sum(d["base_weights"])
     mu, var = coin_units(d["coin_value_weights"])
     activation = table["activation_ppm"] / 1e6
-    chain = respins(d, level)
+    chain = respins(d, level, int(params[L.P_HW_ACTIVATION]))
     inputs = Inputs(
         p_scatter=table["scatter_ppm"] / 1e6,
         p_wild=table["wild_reels_ppm"] / 1e6,
@@ -153,6 +154,7 @@ def state_math(
         p_booster=table["booster_ppm"] / 1e6,
         p_activation=activation,
         p_clover=table["clover_ppm"] / 1e6,
+        kernel=int(d["engine"]["kernel"]),
         coin_mean=coin * mu,
         reel_stats=np.array([reel_start_stats(n, coin, activation, mu, var) for n in range(4)]),
         respin_mean=chain.mean,
