@@ -56,7 +56,11 @@ _TABLES = (
     ("jackpot_weights", L.P_JACKPOT_W, 4),
 )
 _SCALARS = tuple(
-    zip(FEATURE_KEYS, (L.P_FS_SCATTER, L.P_FS_WILD_REELS, L.P_FS_CLOVER, L.P_HW_ACTIVATION))
+    zip(
+        FEATURE_KEYS,
+        (L.P_FS_SCATTER, L.P_FS_WILD_REELS, L.P_FS_CLOVER, L.P_HW_ACTIVATION),
+        strict=True,
+    )
 )
 
 
@@ -134,12 +138,15 @@ def load_definition(text: str) -> MathModel:
     return MathModel(json.loads(text))
 
 
+_BESIDE_MODELS = (".par.json", ".math.json")  # a model's PAR run and computed figures
+
+
 @cache
 def registry() -> dict[str, MathModel]:
     """Every published model, by version."""
     models: dict[str, MathModel] = {}
     for entry in resources.files("domain.models").iterdir():
-        if entry.name.endswith(".json") and not entry.name.endswith(".par.json"):
+        if entry.name.endswith(".json") and not entry.name.endswith(_BESIDE_MODELS):
             model = load_definition(entry.read_text())
             models[model.version] = model
     return models

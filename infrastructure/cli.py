@@ -144,6 +144,15 @@ def simulate(
     report: Annotated[
         Path | None, typer.Option(help="Write charts and tables into this folder.")
     ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            is_flag=False,
+            flag_value="local",
+            help="Run on a Ray cluster: an address, `auto`, or none for a local one.",
+        ),
+    ] = None,
 ) -> None:
     """Play N rounds with the live engine and report RTP and frequencies.
 
@@ -151,7 +160,7 @@ def simulate(
     largest win.
     """
     run = _function("infrastructure.math_commands", "simulate")
-    _exit_with(run(spins, level, hw_mult, fs_mult, seed, workers, json_out, report))
+    _exit_with(run(spins, level, hw_mult, fs_mult, seed, workers, json_out, report, ray))
 
 
 @app.command("math")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from domain.model import MathModel, current_model
+from domain.model import FEATURE_KEYS, MathModel, current_model
 from domain.symbols import BOOSTER, COIN, EMPTY, NGC, PAYING, SCATTER, WILD
 
 _CODES = {name: i for i, name in enumerate(PAYING)} | {
@@ -37,6 +37,11 @@ def model_with(name: str = "test-model", **changes: Any) -> MathModel:
     """The current model with top-level numbers changed; `states` entries apply to every state."""
     definition = json.loads(json.dumps(current_model().definition))
     state_changes = changes.pop("states", {})
+    # from version 2 the features' own probabilities are set state by state
+    state_changes = {
+        **{k: changes.pop(k) for k in FEATURE_KEYS if k in changes and k not in definition},
+        **state_changes,
+    }
     definition.update(changes)
     for table in definition["states"].values():
         table.update(state_changes)

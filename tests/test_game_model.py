@@ -20,7 +20,7 @@ from infrastructure.simulator import simulate, spec_for
 
 def test_the_version_is_the_name_and_a_hash_of_the_whole_definition() -> None:
     model = current_model()
-    assert model.version.startswith("pumpkin-v1-")
+    assert model.version.startswith(f"{model.name}-")
     changed = model_with(model.name, paytable={**model.definition["paytable"], "TEN": [6, 12, 41]})
     assert changed.version != model.version
 
@@ -31,7 +31,7 @@ def test_a_round_records_its_model_version_and_replays_on_it_after_a_new_model_s
     seed = os.urandom(32)
     old = play_round(state_progress(2), 100, seed)
     newer = model_with(
-        "pumpkin-v2", paytable={**current_model().definition["paytable"], "A": [11, 31, 101]}
+        "pumpkin-next", paytable={**current_model().definition["paytable"], "A": [11, 31, 101]}
     )
     published = {**registry(), newer.version: newer}
     monkeypatch.setattr(model_module, "registry", lambda: published)

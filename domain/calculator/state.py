@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from domain import layout as L
 from domain.board import MAX_WIN_X_STAKE
 from domain.calculator import sampler as S
 from domain.calculator.hold_and_win import coin_units, reel_start_stats, respins
@@ -26,7 +27,6 @@ from domain.calculator.skeleton import (
     base_skeletons,
     free_spin_skeletons,
 )
-from domain import layout as L
 from domain.layout import LINE_BET_UNITS, UNITS_PER_STAKE
 from domain.model import MathModel, state_key
 from domain.rng import new_generator

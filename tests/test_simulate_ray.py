@@ -1,0 +1,43 @@
+"""`pumpkin simulate --ray`: the same rounds on a (local) Ray cluster give exactly the figures of
+the local worker processes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from domain.model import current_model
+from infrastructure.simulator import simulate, spec_for
+
+ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
+
+
+@pytest.fixture(scope="session")
+def local_ray() -> Iterator[None]:
+    """One local Ray for the whole test session (starting one takes seconds)."""
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
+    yield
+    ray.shutdown()
+
+
+def test_a_ray_run_equals_the_worker_processes_for_the_same_seed_and_spins(
+    local_ray: None,
+) -> None:
+    from infrastructure.ray_simulator import simulate_on_ray
+
+    spec = spec_for(
+        current_model(),
+        level=5,
+        hw_halves=4,
+        fs_halves=3,
+        master_seed=bytes(range(32)),
+        spins=2_100_000,  # three chunks, the last one short
+        curve_every=100_000,
+    )
+    on_ray = simulate_on_ray(spec)
+    local = simulate(spec, workers=2)
+    assert on_ray.acc == local.acc
+    assert on_ray.buckets == local.buckets
+    assert on_ray.curve == local.curve
+    assert on_ray.summary() == local.summary()
