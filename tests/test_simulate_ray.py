@@ -22,9 +22,12 @@ def local_ray() -> Iterator[None]:
 
 
 def test_a_ray_run_equals_the_worker_processes_for_the_same_seed_and_spins(
-    local_ray: None,
+    local_ray: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from infrastructure import simulator
     from infrastructure.ray_simulator import simulate_on_ray
+
+    monkeypatch.setattr(simulator, "CHUNK", 100_000)  # short chunks: a short test
 
     spec = spec_for(
         current_model(),
@@ -32,8 +35,8 @@ def test_a_ray_run_equals_the_worker_processes_for_the_same_seed_and_spins(
         hw_halves=4,
         fs_halves=3,
         master_seed=bytes(range(32)),
-        spins=2_100_000,  # three chunks, the last one short
-        curve_every=100_000,
+        spins=250_000,  # three chunks, the last one short
+        curve_every=10_000,
     )
     on_ray = simulate_on_ray(spec)
     local = simulate(spec, workers=2)
