@@ -11,6 +11,7 @@ Target (issue 2): 500,000 rounds/s with --workers 2; aim 2,000,000.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import time
 
@@ -63,7 +64,7 @@ def main() -> None:
     if args.ray:
         import ray
 
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
+        ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
         on_ray = rounds_per_second(args.spins, 2, args.level, args.hw, args.fs, on_ray=True)
         ray.shutdown()
         print(f"same rounds on a local Ray (2 CPUs) {on_ray:>12,.0f} rounds/s  "

@@ -17,6 +17,7 @@ import argparse
 import hashlib
 import json
 import math
+from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -91,12 +92,18 @@ def _bucket_names() -> list[str]:
     return [*names, f">= {edges[-1]}"]
 
 
+def _computed(job: tuple[MathModel, tuple[int, int, int], int]) -> dict[str, Any]:
+    model, state, screens = job
+    return state_math(model, *state, screens=screens).as_dict()
+
+
 def run(model: MathModel, master: bytes, spins: int, screens: int, workers: int) -> dict[str, Any]:
-    computed: dict[str, dict[str, Any]] = {}
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        figures = pool.map(_computed, [(model, s, screens) for s in all_states()])
+        computed = {f["state"]: f for f in figures}
     simulated: dict[str, dict[str, Any]] = {}
     for level, hw, fs in all_states():
         key = state_key(level, hw, fs)
-        computed[key] = state_math(model, level, hw, fs, screens=screens).as_dict()
         seed = state_seed(master, key)
         totals = simulate(
             spec_for(model, level=level, hw_halves=hw, fs_halves=fs, master_seed=seed, spins=spins),

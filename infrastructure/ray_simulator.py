@@ -9,6 +9,7 @@ Ray is optional: `pip install '.[ray]'`.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -25,9 +26,9 @@ def connect(address: str | None) -> Any:
 
     if not ray.is_initialized():
         if address in (None, "", LOCAL):
-            ray.init(include_dashboard=False, logging_level="WARNING")
+            ray.init(include_dashboard=False, logging_level=logging.WARNING)
         else:
-            ray.init(address=address, logging_level="WARNING")
+            ray.init(address=address, logging_level=logging.WARNING)
     return ray
 
 

@@ -3,6 +3,7 @@ the local worker processes."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 import pytest
@@ -16,7 +17,7 @@ ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
 @pytest.fixture(scope="session")
 def local_ray() -> Iterator[None]:
     """One local Ray for the whole test session (starting one takes seconds)."""
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
     yield
     ray.shutdown()
 
