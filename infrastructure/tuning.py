@@ -1,4 +1,7 @@
-"""Tunes the math model so that every state's RTP is 96.0%, and writes it as a new model file.
+"""Version 1's tuning (by simulation), kept as the record of how pumpkin-v1 was made; version 2 is
+tuned on the calculator by infrastructure.model_v2.
+
+Tunes the math model so that every state's RTP is 96.0%, and writes it as a new model file.
 
 Each state scales one reference set of feature probabilities by a factor k (scatters by the cube
 root of k, since Free Spins need three), chosen by simulation so the state's RTP is on target.
