@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from domain import layout as L
+from domain.board import BOOSTER_LEVEL, CLOVER_LEVEL, COLLECTOR_LEVEL, WILD_REELS_LEVEL
 from domain.errors import UnknownModelVersion
 from domain.progress import X1, X1_5, X3
 from domain.symbols import PAYING
@@ -55,6 +56,15 @@ _TABLES = (
     ("hold_and_win_cell_weights", L.P_HW_CELL_W, 3),
     ("jackpot_weights", L.P_JACKPOT_W, 4),
 )
+# The level that unlocks each feature: below it its probabilities are 0.
+UNLOCK_LEVEL = {
+    "wild_reels_ppm": WILD_REELS_LEVEL,
+    "free_spins_wild_reels_ppm": WILD_REELS_LEVEL,
+    "clover_ppm": CLOVER_LEVEL,
+    "free_spins_clover_ppm": CLOVER_LEVEL,
+    "collector_ppm": COLLECTOR_LEVEL,
+    "booster_ppm": BOOSTER_LEVEL,
+}
 _SCALARS = tuple(
     zip(
         FEATURE_KEYS,

@@ -128,16 +128,20 @@ def serve(
             stop_projections()
 
 
+HwMult = Annotated[
+    float, typer.Option("--hw-mult", help="Hold & Win multiplier at level 5 (1.5-3).")
+]
+FsMult = Annotated[
+    float, typer.Option("--fs-mult", help="Free Spins multiplier at level 5 (1.5-3).")
+]
+
+
 @app.command()
 def simulate(
     spins: Annotated[int, typer.Option(help="How many rounds to play.", min=1)],
     level: Annotated[int, typer.Option(help="Spin Progress level the rounds start at (0-5).")] = 0,
-    hw_mult: Annotated[
-        float, typer.Option("--hw-mult", help="Hold & Win multiplier at level 5 (1.5-3).")
-    ] = 1.0,
-    fs_mult: Annotated[
-        float, typer.Option("--fs-mult", help="Free Spins multiplier at level 5 (1.5-3).")
-    ] = 1.0,
+    hw_mult: HwMult = 1.0,
+    fs_mult: FsMult = 1.0,
     seed: Annotated[str | None, typer.Option(help="Master seed, for a repeatable run.")] = None,
     workers: Annotated[int, typer.Option(help="Worker processes.", min=1)] = 1,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -168,12 +172,8 @@ def math_figures(
     level: Annotated[
         int | None, typer.Option(help="One state's level (0-5); all 21 states without it.")
     ] = None,
-    hw_mult: Annotated[
-        float, typer.Option("--hw-mult", help="Hold & Win multiplier at level 5 (1.5-3).")
-    ] = 1.0,
-    fs_mult: Annotated[
-        float, typer.Option("--fs-mult", help="Free Spins multiplier at level 5 (1.5-3).")
-    ] = 1.0,
+    hw_mult: HwMult = 1.0,
+    fs_mult: FsMult = 1.0,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     screens: Annotated[
         int, typer.Option(help="Screens sampled for the whole-screen moments.")

@@ -18,10 +18,9 @@ from typing import Any
 
 import structlog
 
-from domain.board import BOOSTER_LEVEL, CLOVER_LEVEL, COLLECTOR_LEVEL, WILD_REELS_LEVEL
 from domain.calculator import state_math
 from domain.calculator.state import DEFAULT_SCREENS
-from domain.model import FEATURE_KEYS, MathModel, all_states, model_for, state_key
+from domain.model import FEATURE_KEYS, UNLOCK_LEVEL, MathModel, all_states, model_for, state_key
 
 TARGET_RTP = 0.96
 TOLERANCE = 0.00005
@@ -42,14 +41,6 @@ REFERENCE = {  # at k = 1, parts per million
     "hold_and_win_activation_ppm": 30_000,
 }
 _CUBE_ROOT = {"scatter_ppm", *FEATURE_KEYS}
-_UNLOCK_LEVEL = {
-    "wild_reels_ppm": WILD_REELS_LEVEL,
-    "free_spins_wild_reels_ppm": WILD_REELS_LEVEL,
-    "clover_ppm": CLOVER_LEVEL,
-    "free_spins_clover_ppm": CLOVER_LEVEL,
-    "collector_ppm": COLLECTOR_LEVEL,
-    "booster_ppm": BOOSTER_LEVEL,
-}
 
 log = structlog.get_logger()
 
@@ -57,7 +48,7 @@ log = structlog.get_logger()
 def state_table(level: int, k: float) -> dict[str, int]:
     table = {}
     for name, reference in REFERENCE.items():
-        if level < _UNLOCK_LEVEL.get(name, 0):
+        if level < UNLOCK_LEVEL.get(name, 0):
             table[name] = 0
         else:
             table[name] = round(reference * (k ** (1 / 3) if name in _CUBE_ROOT else k))

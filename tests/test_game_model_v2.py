@@ -10,25 +10,24 @@ import numpy as np
 import pytest
 
 from domain import layout as L
-from domain.board import BOOSTER_LEVEL, CLOVER_LEVEL, COLLECTOR_LEVEL, WILD_REELS_LEVEL
 from domain.calculator import state_math
 from domain.engine import play_round
 from domain.kernel import land_base
-from domain.model import all_states, current_model, model_for, state_key
+from domain.model import (
+    FEATURE_KEYS,
+    STATE_KEYS,
+    UNLOCK_LEVEL,
+    all_states,
+    current_model,
+    model_for,
+    state_key,
+)
 from domain.progress import state_progress
 from domain.rng import new_generator
 from domain.rules_document import computed_figures, rules_document
 from domain.symbols import NGC, SCATTER
 
 V1 = "pumpkin-v1-4af96d8ef079b16a"
-UNLOCKS = {
-    "wild_reels_ppm": WILD_REELS_LEVEL,
-    "free_spins_wild_reels_ppm": WILD_REELS_LEVEL,
-    "clover_ppm": CLOVER_LEVEL,
-    "free_spins_clover_ppm": CLOVER_LEVEL,
-    "collector_ppm": COLLECTOR_LEVEL,
-    "booster_ppm": BOOSTER_LEVEL,
-}
 
 
 def _no_higher_multipliers(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
@@ -47,28 +46,17 @@ def test_every_triggering_probability_is_no_higher_than_in_any_lower_state() -> 
     states = all_states()
     tables = {s: model.probabilities(*s) for s in states}
     keys = set(tables[states[0]])
-    assert keys >= {
-        "scatter_ppm",
-        "activation_ppm",
-        "wild_reels_ppm",
-        "clover_ppm",
-        "collector_ppm",
-        "booster_ppm",
-        "free_spins_scatter_ppm",
-        "free_spins_wild_reels_ppm",
-        "free_spins_clover_ppm",
-        "hold_and_win_activation_ppm",
-    }
+    assert keys == {*STATE_KEYS, *FEATURE_KEYS}
     for a in states:
         for b in states:
             if a == b or not _no_higher_multipliers(a, b):
                 continue
             for key in keys:
-                if b[0] < UNLOCKS.get(key, 0):
+                if b[0] < UNLOCK_LEVEL.get(key, 0):
                     continue  # compared from the level that unlocks it on
                 assert tables[a][key] <= tables[b][key], (key, state_key(*a), state_key(*b))
     for s in states:  # a locked feature never triggers
-        for key, unlock in UNLOCKS.items():
+        for key, unlock in UNLOCK_LEVEL.items():
             if s[0] < unlock:
                 assert tables[s][key] == 0, (key, s)
 
