@@ -167,7 +167,7 @@ def markdown(math_figures: dict[str, Any], par: dict[str, Any]) -> str:
             "",
             f"**This run is short** ({n:,} rounds per state, what the shared 2-core development "
             "machine allows): its intervals are wide. The certification run is "
-            f"`python -m infrastructure.par_report --spins {CERTIFICATION_SPINS:,}` "
+            f"`python -m infrastructure.par_report --spins {CERTIFICATION_SPINS}` "
             "(see docs/MATH.md for running it on a cluster).",
         ]
     lines += [
