@@ -92,6 +92,13 @@ def main() -> None:
     parser.add_argument("--final-screens", type=int, default=DEFAULT_SCREENS)
     parser.add_argument("--only", default="")
     parser.add_argument("--out", type=Path, default=MODEL_FILE)
+    parser.add_argument(
+        "--guess",
+        type=float,
+        default=0.0,
+        help="start every state at (this x version 1's scale) on the final sample, skipping the "
+        "search (the slope taken as 0.48 / k)",
+    )
     args = parser.parse_args()
     d = json.loads(MODEL_FILE.read_text()) if MODEL_FILE.exists() else initial_definition()
     only = set(filter(None, args.only.split(",")))
@@ -99,8 +106,12 @@ def main() -> None:
         key = state_key(*state)
         if only and key not in only:
             continue
-        k, slope = tune(d, state, args.screens)
-        if args.final_screens != args.screens:
+        if args.guess:
+            k = args.guess * model_for(BASED_ON).state(*state)["scale_ppm"] / 1e6
+            k = tune_from(d, state, k, 0.48 / k, args.final_screens)
+        else:
+            k, slope = tune(d, state, args.screens)
+        if not args.guess and args.final_screens != args.screens:
             k = tune_from(d, state, k, slope, args.final_screens)
         d["states"][key] = state_table(state[0], k)
         args.out.write_text(json.dumps(d, indent=1, sort_keys=True) + "\n")
