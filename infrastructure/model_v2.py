@@ -66,10 +66,20 @@ def initial_definition() -> dict[str, Any]:
     return d
 
 
+LAST: dict[str, dict[str, Any]] = {}  # each state's last computed figures, by state key
+
+
 def rtp_at(d: dict[str, Any], state: tuple[int, int, int], k: float, screens: int) -> float:
     changed = json.loads(json.dumps(d))
     changed["states"][state_key(*state)] = state_table(state[0], k)
-    return state_math(MathModel(changed), *state, screens=screens).rtp
+    model = MathModel(changed)
+    figures = state_math(model, *state, screens=screens)
+    LAST[state_key(*state)] = {
+        **figures.as_dict(),
+        "parameters": model.probabilities(*state),
+        "screens": screens,
+    }
+    return figures.rtp
 
 
 def tune(d: dict[str, Any], state: tuple[int, int, int], screens: int) -> tuple[float, float]:
@@ -115,6 +125,13 @@ def main() -> None:
             k = tune_from(d, state, k, slope, args.final_screens)
         d["states"][key] = state_table(state[0], k)
         args.out.write_text(json.dumps(d, indent=1, sort_keys=True) + "\n")
+        if LAST[key]["parameters"] == {
+            n: v for n, v in d["states"][key].items() if n != "scale_ppm"
+        }:  # the figures of the final table: par_report --computed can reuse them
+            figures_file = args.out.with_suffix(".figures.json")
+            saved = json.loads(figures_file.read_text()) if figures_file.exists() else {}
+            saved[key] = LAST[key]
+            figures_file.write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n")
 
 
 def tune_from(
@@ -127,6 +144,8 @@ def tune_from(
         if abs(rtp - TARGET_RTP) < TOLERANCE:
             break
         k += (TARGET_RTP - rtp) / slope
+        if state_table(state[0], k) == state_table(state[0], k - (TARGET_RTP - rtp) / slope):
+            break  # the step is below the tables' resolution (1 ppm)
     return k
 
 

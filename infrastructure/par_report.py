@@ -97,10 +97,30 @@ def _computed(job: tuple[MathModel, tuple[int, int, int], int]) -> dict[str, Any
     return state_math(model, *state, screens=screens).as_dict()
 
 
-def run(model: MathModel, master: bytes, spins: int, screens: int, workers: int) -> dict[str, Any]:
+def _state(key: str) -> tuple[int, int, int]:
+    return next(s for s in all_states() if state_key(*s) == key)
+
+
+def run(
+    model: MathModel,
+    master: bytes,
+    spins: int,
+    screens: int,
+    workers: int,
+    known: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """`known`: figures already computed (by infrastructure.model_v2), used where their state's
+    probabilities and sample size are the model's."""
+    reused = {
+        key: {k: v for k, v in f.items() if k not in ("parameters", "screens")}
+        for key, f in (known or {}).items()
+        if f.get("screens") == screens and f.get("parameters") == model.probabilities(*_state(key))
+    }
+    missing = [s for s in all_states() if state_key(*s) not in reused]
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        figures = pool.map(_computed, [(model, s, screens) for s in all_states()])
-        computed = {f["state"]: f for f in figures}
+        figures = pool.map(_computed, [(model, s, screens) for s in missing])
+        computed = {**reused, **{f["state"]: f for f in figures}}
+    log.info("computed", reused=sorted(reused), computed=len(missing))
     simulated: dict[str, dict[str, Any]] = {}
     for level, hw, fs in all_states():
         key = state_key(level, hw, fs)
@@ -213,10 +233,20 @@ def main() -> None:
     parser.add_argument("--screens", type=int, default=DEFAULT_SCREENS)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", default=None, help="master seed, 64 hex digits")
+    parser.add_argument(
+        "--computed",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="figures files written by infrastructure.model_v2 (reused where they match)",
+    )
     args = parser.parse_args()
+    known: dict[str, dict[str, Any]] = {}
+    for path in args.computed:
+        known.update(json.loads(path.read_text()))
     model = current_model()
     master = bytes.fromhex(args.seed) if args.seed else default_master_seed(model)
-    results = run(model, master, args.spins, args.screens, args.workers)
+    results = run(model, master, args.spins, args.screens, args.workers, known)
     models = ROOT / "domain" / "models"
     (models / f"{model.name}.math.json").write_text(
         json.dumps(results["math"], indent=1, sort_keys=True) + "\n"
