@@ -110,7 +110,8 @@ class MathModel:
         """Every triggering probability of a state (ppm), the features' own included."""
         table = self.state(level, hw_halves, fs_halves)
         for name in FEATURE_KEYS:
-            table.setdefault(name, self.definition[name])
+            if name not in table:  # version 1: one value for every state
+                table[name] = self.definition[name]
         table.pop("scale_ppm", None)
         return table
 
