@@ -7,6 +7,12 @@ the state is at 96.00%; as unlocked features and higher multipliers add value, k
 level and the multipliers, and so does every triggering probability (tests/test_game_model_v2.py).
 
     python -m infrastructure.model_v2 [--screens 300000] [--only KEY,KEY] [--final-screens N]
+    python -m infrastructure.model_v2 --guess 1.015 --only KEY,KEY   # from version 1's scales
+    python -m infrastructure.model_v2 --publish   # every state tuned: publish the draft
+
+The draft (domain/models/drafts/pumpkin-v2.json) records each state's k (scale_ppm) as it is
+tuned; `--publish` copies it to domain/models/ once every state is, and the current model name
+(domain.model.CURRENT_MODEL_NAME) then moves to it.
 """
 
 from __future__ import annotations
@@ -25,7 +31,8 @@ from domain.model import FEATURE_KEYS, UNLOCK_LEVEL, MathModel, all_states, mode
 TARGET_RTP = 0.96
 TOLERANCE = 0.00005
 MODELS = Path(__file__).resolve().parent.parent / "domain" / "models"
-MODEL_FILE = MODELS / "pumpkin-v2.json"
+MODEL_FILE = MODELS / "drafts" / "pumpkin-v2.json"  # a draft is not published (not loaded)
+PUBLISHED_FILE = MODELS / "pumpkin-v2.json"
 BASED_ON = "pumpkin-v1-4af96d8ef079b16a"
 
 REFERENCE = {  # at k = 1, parts per million
@@ -109,7 +116,11 @@ def main() -> None:
         help="start every state at (this x version 1's scale) on the final sample, skipping the "
         "search (the slope taken as 0.48 / k)",
     )
+    parser.add_argument("--publish", action="store_true", help="publish the draft, tuned")
     args = parser.parse_args()
+    if args.publish:
+        PUBLISHED_FILE.write_text(MODEL_FILE.read_text())
+        return
     d = json.loads(MODEL_FILE.read_text()) if MODEL_FILE.exists() else initial_definition()
     only = set(filter(None, args.only.split(",")))
     for state in all_states():
