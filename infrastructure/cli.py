@@ -169,8 +169,6 @@ def simulate(
         str | None,
         typer.Option(
             "--ray",
-            is_flag=False,
-            flag_value="local",
             help="Run on a Ray cluster: an address, `auto`, or none for a local one.",
         ),
     ] = None,
@@ -291,5 +289,15 @@ def projections_export(
     typer.echo(f"{count} events exported", err=True)
 
 
+def with_ray_default(args: list[str]) -> list[str]:
+    """`--ray` with no address (last, or followed by another option) means a local cluster."""
+    out = []
+    for i, arg in enumerate(args):
+        out.append(arg)
+        if arg == "--ray" and (i + 1 == len(args) or args[i + 1].startswith("--")):
+            out.append("local")
+    return out
+
+
 def main() -> None:
-    app()
+    app(args=with_ray_default(sys.argv[1:]))

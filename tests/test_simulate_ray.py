@@ -45,3 +45,27 @@ def test_a_ray_run_equals_the_worker_processes_for_the_same_seed_and_spins(
     assert on_ray.buckets == local.buckets
     assert on_ray.curve == local.curve
     assert on_ray.summary() == local.summary()
+
+
+@pytest.mark.parametrize(
+    ("args", "address"),
+    [
+        ((), None),
+        (("--ray",), "local"),
+        (("--ray", "auto"), "auto"),
+        (("--ray", "10.0.0.5:6379"), "10.0.0.5:6379"),
+    ],
+)
+def test_simulate_passes_the_ray_address_or_none_for_a_local_cluster(
+    monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], address: str | None
+) -> None:
+    from typer.testing import CliRunner
+
+    from infrastructure import cli
+
+    seen: list[object] = []
+    monkeypatch.setattr(cli, "_function", lambda module, name: lambda *a: seen.append(a[-1]) or 0)
+    argv = cli.with_ray_default(["simulate", *args, "--spins", "10"])
+    result = CliRunner().invoke(cli.app, argv)
+    assert result.exit_code == 0, result.output
+    assert seen == [address]
