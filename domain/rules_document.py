@@ -26,7 +26,7 @@ from domain.board import (
 )
 from domain.exact import base_line_rtp, free_spin_line_rtp
 from domain.model import MathModel, all_states, current_model, state_key
-from domain.progress import X1
+from domain.progress import X1, multiplier_of
 from domain.symbols import COIN_VALUES, HIGH, LOW
 
 DISCLOSURES = [
@@ -120,8 +120,8 @@ def rules_document(model: MathModel | None = None) -> dict[str, Any]:
             {
                 "state": key,
                 "level": level,
-                "hold_and_win_multiplier": hw / 2,
-                "free_spins_multiplier": fs / 2,
+                "hold_and_win_multiplier": multiplier_of(hw),
+                "free_spins_multiplier": multiplier_of(fs),
                 "rtp": figures["rtp"] if figures else simulated.get("rtp"),
                 "rtp_method": "computed" if figures else "simulated",
                 "computed": figures,

@@ -15,10 +15,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import random
 import secrets
 import threading
-import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from copy import deepcopy
@@ -36,19 +34,20 @@ from domain.errors import (
     RuleViolation,
     SessionNotFound,
 )
+from domain.event_names import stored_name
 from domain.hashchain import ChainedEvent, Problem, chained, check_chain
+from domain.identifiers import check_player_id
 from domain.player import (
     NAMESPACE,
     ROUND_EVENT_NAMES,
     ChainLink,
     Player,
-    check_player_id,
     parse_round_id,
     player_aggregate_id,
     round_event_payload,
-    topic_of,
 )
 from domain.recall import round_view
+from infrastructure import es_compat
 from infrastructure.async_commit import AsyncGroupCommit
 from infrastructure.json_mapper import JsonNativeMapper
 from infrastructure.persistence import (
@@ -57,12 +56,14 @@ from infrastructure.persistence import (
     event_store_env,
     schema_lock,
 )
+from infrastructure.player_locks import PlayerLocks
 from infrastructure.ports import SessionRef
+from infrastructure.request_keys import RequestKey, issued_keys, recorded_key
+from infrastructure.retry_policy import ATTEMPTS, pause_before
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
 
-ATTEMPTS = 10  # a command that loses a race this many times in a row gets ConcurrentUpdate
 SNAPSHOT_EVERY = 500  # events: loading a player replays at most this many after its snapshot
 CACHED_PLAYERS = 10_000
 CACHED_SESSIONS = 100_000
@@ -78,7 +79,13 @@ class ConcurrentUpdate(RuleViolation):
 class SessionKey(Aggregate):
     """session id -> its player. Its id is the session id, so a spin finds its player at once."""
 
+    TOPIC = "infrastructure.application:SessionKey"  # permanent (domain.event_names)
+
+    class Created(Aggregate.Created):
+        TOPIC = "infrastructure.application:SessionKey.Created"  # the library's default, unused
+
     class Issued(ChainLink, Aggregate.Created):
+        TOPIC = "infrastructure.application:SessionKey.Issued"
         prev_hash: str
         player_id: str
 
@@ -89,7 +96,13 @@ class SessionKey(Aggregate):
 class TokenKey(Aggregate):
     """SHA-256 of a player token -> its session, so a token is looked up without scanning."""
 
+    TOPIC = "infrastructure.application:TokenKey"  # permanent (domain.event_names)
+
+    class Created(Aggregate.Created):
+        TOPIC = "infrastructure.application:TokenKey.Created"  # the library's default, unused
+
     class Issued(ChainLink, Aggregate.Created):
+        TOPIC = "infrastructure.application:TokenKey.Issued"
         prev_hash: str
         player_id: str
         session_id: str
@@ -118,6 +131,9 @@ class PumpkinApplication(Application[UUID]):
         self._session_players: dict[str, str] = {}
         self._token_sessions: dict[str, tuple[str, str]] = {}
         self._async_commit: AsyncGroupCommit | None = None
+        self._locks = PlayerLocks()  # commands on one player take turns in this process
+        # Called once per retry after a lost write race (the HTTP app counts them).
+        self.on_conflict_retry: Callable[[], object] = _ignore
 
     def construct_mapper(self) -> Mapper[UUID]:
         return self.factory.mapper(
@@ -140,10 +156,14 @@ class PumpkinApplication(Application[UUID]):
             raise PlayerExists(f"player {player_id!r} exists") from None
 
     def deposit(self, player_id: str, amount: int, request_id: str) -> int:
-        return self._command(player_id, lambda player: player.deposit(amount, request_id))
+        return self._command(
+            player_id, lambda player: player.deposit(amount, request_id), request_id
+        )
 
     def withdraw(self, player_id: str, amount: int, request_id: str) -> int:
-        return self._command(player_id, lambda player: player.withdraw(amount, request_id))
+        return self._command(
+            player_id, lambda player: player.withdraw(amount, request_id), request_id
+        )
 
     def player_state(self, player_id: str) -> dict[str, Any]:
         return self._player(player_id).state()
@@ -157,12 +177,12 @@ class PumpkinApplication(Application[UUID]):
             token = secrets.token_urlsafe(32)
             hashed = token_hash(token)
             player.open_session(session_id, hashed)
-            session_key = SessionKey._create(
-                SessionKey.Issued, id=UUID(hex=session_id), player_id=player_id,
+            session_key = es_compat.create(
+                SessionKey, SessionKey.Issued, id=UUID(hex=session_id), player_id=player_id,
                 prev_hash="",
             )
-            token_key = TokenKey._create(
-                TokenKey.Issued, id=token_key_id(hashed), player_id=player_id,
+            token_key = es_compat.create(
+                TokenKey, TokenKey.Issued, id=token_key_id(hashed), player_id=player_id,
                 session_id=session_id, prev_hash="",
             )
             if self._saved(player, session_key, token_key):
@@ -193,7 +213,7 @@ class PumpkinApplication(Application[UUID]):
     def spin(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
         player_id = self._player_of_session(session_id)
         result = self._command(
-            player_id, lambda player: _play(player, session_id, stake, request_id)
+            player_id, lambda player: _play(player, session_id, stake, request_id), request_id
         )
         if isinstance(result, int):
             return self._round_from(player_aggregate_id(player_id), result)
@@ -209,16 +229,26 @@ class PumpkinApplication(Application[UUID]):
         race) goes to `spin` in a worker thread, which owns every rule and retry. Both ways
         record the same events in one transaction.
         """
+        player_id = self._session_players.get(session_id)
+        if player_id is None:
+            player_id = await asyncio.to_thread(self._player_of_session, session_id)
+        await self._locks.take_turn(player_id)
+        try:
+            return await self._spin_async(session_id, stake, request_id)
+        finally:
+            self._locks.end_turn(player_id)
+
+    async def _spin_async(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
         grouped = isinstance(self.recorder, GroupCommitRecorder)
         player = self._spin_decided_in_memory(session_id, stake, request_id) if grouped else None
         if player is not None:
             processing_event: ProcessingEvent[UUID] = ProcessingEvent()
-            self._collect(processing_event, player)
+            self._collect(processing_event, player, *issued_keys(player, request_id))
             stored = [self.mapper.to_stored_event(e) for e in processing_event.events]
             try:
                 await self._async_group_commit().save(stored)
-            except IntegrityError:
-                pass  # another writer took the version: `spin` retries on the newest state
+            except IntegrityError:  # another writer took the version: `spin` retries on the
+                self.on_conflict_retry()  # newest state
             else:
                 self._players.put(player)
                 due = self._due_a_snapshot(processing_event)
@@ -281,7 +311,7 @@ class PumpkinApplication(Application[UUID]):
         """The player's stream as stored, for the hash-chain check (domain.hashchain)."""
         check_player_id(player_id)
         for event in self.events.get(player_aggregate_id(player_id)):
-            yield chained(event, topic_of(type(event)))
+            yield chained(event, stored_name(type(event)))
 
     def check_player_chain(self, player_id: str) -> list[Problem]:
         anchors: dict[str, tuple[int, str]] = {}
@@ -344,8 +374,20 @@ class PumpkinApplication(Application[UUID]):
         _remember(self._session_players, session_id, key.player_id)
         return key.player_id
 
-    def _command(self, player_id: str, decide: Callable[[Player], T]) -> T:
-        """Decide on the player and record what it decided, retrying when a race is lost."""
+    def _command(
+        self, player_id: str, decide: Callable[[Player], T], request_id: str | None = None
+    ) -> T:
+        """Decide on the player and record what it decided, retrying when a race is lost.
+
+        request_id: the request's durable key (infrastructure/request_keys.py) is recorded with
+        its events, and read only when the save conflicts or the newest state refuses it.
+        """
+        with self._locks.held(player_id):
+            return self._command_in_turn(player_id, decide, request_id)
+
+    def _command_in_turn(
+        self, player_id: str, decide: Callable[[Player], T], request_id: str | None
+    ) -> T:
         fresh = False
         conflicts = 0
         while conflicts < ATTEMPTS:
@@ -353,19 +395,36 @@ class PumpkinApplication(Application[UUID]):
             try:
                 result = decide(player)
             except RuleViolation:
-                if fresh:
+                if not fresh:
+                    fresh = True  # a refusal is only final when judged on the newest state
+                    continue
+                recalled = self._recalled(player_id, request_id, decide)
+                if recalled is None:
                     raise
-                fresh = True  # a refusal is only final when judged on the newest state
-                continue
-            if not player.pending_events or self._saved(player):
+                return recalled[0]
+            if not player.pending_events or self._saved(player, *issued_keys(player, request_id)):
                 return result
+            recalled = self._recalled(player_id, request_id, decide)
+            if recalled is not None:
+                return recalled[0]
             conflicts += 1
             fresh = True
-            # Jittered backoff so racing requests stop colliding in lockstep.
-            time.sleep(random.uniform(0, 0.001 * 2**conflicts))  # noqa: S311 - not a secret
+            self._retrying(conflicts)
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
 
-    def _saved(self, *aggregates: Aggregate) -> bool:
+    def _recalled(
+        self, player_id: str, request_id: str | None, decide: Callable[[Player], T]
+    ) -> tuple[T] | None:
+        """The answer again, if the request's durable key says it was applied (beyond the
+        player's window); RequestIdReused if it was applied with another body."""
+        key = recorded_key(self.repository, player_id, request_id)
+        if key is None:
+            return None
+        player = self._player(player_id)
+        player.recall_request(key.request_id, key.fingerprint, key.answer)
+        return (decide(player),)
+
+    def _saved(self, *aggregates: Aggregate | RequestKey.Issued) -> bool:
         """Record in one transaction; False if another writer took one of the versions."""
         try:
             self.save(*aggregates)
@@ -378,14 +437,14 @@ class PumpkinApplication(Application[UUID]):
 
     def save(self, *objs: Any, **kwargs: Any) -> Any:
         """The library's save, collecting our aggregates' events with a class check: its
-        runtime Protocol checks (isinstance against two Protocols per aggregate) cost ~4% of a
-        spin's CPU. Anything else is collected as the library does."""
+        runtime Protocol checks (isinstance against two Protocols per aggregate) cost a visible
+        share of a spin's CPU. Anything else is collected as the library does."""
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
         self._collect(processing_event, *objs)
         processing_event.saved_kwargs.update(kwargs)
-        recordings = self._record(processing_event)
-        self._take_snapshots(processing_event)
-        self._notify(recordings)
+        recordings = es_compat.record(self, processing_event)
+        self._snapshot_from_memory(processing_event)
+        es_compat.notify_recorded(self, recordings)
         self.notify(processing_event.events)  # the library's deprecated hook, kept in step
         return recordings
 
@@ -395,10 +454,12 @@ class PumpkinApplication(Application[UUID]):
             if isinstance(obj, Aggregate):
                 processing_event.events.extend(obj.collect_events())
                 processing_event.aggregates[obj.id] = obj
+            elif isinstance(obj, RequestKey.Issued):  # a bare event: its key has no other
+                processing_event.events.append(obj)
             else:
                 processing_event.collect_events(obj)
 
-    def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
+    def _snapshot_from_memory(self, processing_event: ProcessingEvent[UUID]) -> None:
         """Snapshot a player from memory each time its version crosses a SNAPSHOT_EVERY mark.
         (The library's default rebuilds the aggregate from the store to snapshot it.)"""
         self._write_snapshots(self._due_a_snapshot(processing_event))
@@ -429,13 +490,16 @@ class PumpkinApplication(Application[UUID]):
             self._async_commit.close()
         super().close()
 
-    @staticmethod
-    def _attempts() -> Iterator[int]:
+    def _attempts(self) -> Iterator[int]:
         for attempt in range(ATTEMPTS):
             if attempt:
-                # Jittered backoff so racing requests stop colliding in lockstep.
-                time.sleep(random.uniform(0, 0.002 * 2**attempt))  # noqa: S311 - not a secret
+                self._retrying(attempt)
             yield attempt
+
+    def _retrying(self, retry: int) -> None:
+        """Count a retry after a lost race (infrastructure.retry_policy) and pause before it."""
+        self.on_conflict_retry()
+        pause_before(retry)
 
     def _round_from(self, aggregate_id: UUID, start_version: int) -> dict[str, Any]:
         """round_view of the round whose StakePlaced is at `start_version`, read from the store."""
@@ -504,6 +568,10 @@ class PlayerCache:
                 self._players.move_to_end(player.id)
             while len(self._players) > self._size:
                 self._players.popitem(last=False)
+
+
+def _ignore() -> None:
+    return None
 
 
 def _remember(cache: dict[str, T], key: str, value: T) -> None:

@@ -52,7 +52,7 @@ def _binomial_interval(p: float, n: int) -> float:
 
 
 def checks(key: str, computed: dict[str, Any], simulated: dict[str, Any]) -> dict[str, bool]:
-    """GAME_RULES.md section 7, for one state: the computed figures on target, and inside the
+    """docs/GAME_RULES.md section 7, for one state: the computed figures on target, and inside the
     simulation's 99% intervals (widened by the computed figure's own standard error)."""
     n = int(simulated["spins"])
     level = int(key[1])

@@ -1,4 +1,4 @@
-"""Request and answer bodies of CONTRACT.md. Money fields are strict integers: 10.5, "10" and
+"""Request and answer bodies of docs/CONTRACT.md. Money fields are strict integers: 10.5, "10" and
 true are refused (422 invalid_request) before any rule is asked. Range and format rules
 (amount > 0, a valid player or request id) are checked by `checks.py` and answer their own codes.
 """
@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from infrastructure.http import schema_rules
 
 
 class Body(BaseModel):
@@ -15,17 +17,17 @@ class Body(BaseModel):
 
 
 class NewPlayer(Body):
-    player_id: StrictStr
+    player_id: StrictStr = Field(json_schema_extra=schema_rules.PLAYER_ID)
 
 
 class MoneyMovement(Body):
-    amount: StrictInt
-    request_id: StrictStr
+    amount: StrictInt = Field(json_schema_extra=schema_rules.AMOUNT)
+    request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
 
 
 class SpinRequest(Body):
-    stake: StrictInt
-    request_id: StrictStr
+    stake: StrictInt = Field(description="minor units, one of the rules document's `stakes`")
+    request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
 
 
 class Empty(Body):
