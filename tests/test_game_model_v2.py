@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from game_support import state_progress
 
 from domain import layout as L
 from domain.calculator import state_math
@@ -27,7 +28,6 @@ from domain.model import (
     registry,
     state_key,
 )
-from domain.progress import state_progress
 from domain.rng import new_generator
 from domain.rules_document import computed_figures, rules_document
 from domain.symbols import NGC, SCATTER
