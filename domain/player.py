@@ -20,23 +20,28 @@ import functools
 import itertools
 import re
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 from uuid import UUID, uuid5
 
 import orjson
 from eventsourcing.domain import Aggregate
+from eventsourcing.utils import register_topic
 
 from domain.engine import RoundOutcome, check_stake, play_round
 from domain.errors import (
+    CampaignExists,
     InsufficientFunds,
     InvalidAmount,
     InvalidPlayerId,
     InvalidRequestId,
+    NoFreeRounds,
     RequestIdReused,
     SessionClosed,
     SessionNotFound,
 )
 from domain.facts import JSON, ROUND_FACTS
+from domain.free_rounds import campaign_view, check_free_round, check_grant, is_past_expiry
 from domain.hashchain import GENESIS, digest_of
 from domain.progress import NEW_PLAYER, Progress
 
@@ -49,6 +54,7 @@ RECENT_REQUESTS = 10_000
 RECENT_SLACK = 1_024
 MAX_AMOUNT = 10**12  # minor units: keeps every balance far inside a JSON-safe integer
 
+_NO_CAMPAIGNS: dict[str, list[Any]] = {}
 _PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
 
@@ -117,6 +123,10 @@ class Player(Aggregate):
         prev_hash: str
         player_id: str
 
+    # campaign_id -> domain.free_rounds' campaign. A class default: players (and snapshots)
+    # from before free rounds have none; always replaced, never changed in place.
+    free_rounds = _NO_CAMPAIGNS  # unannotated: not a dataclass field
+
     def __init__(self, player_id: str) -> None:
         self.player_id = player_id
         self.balance = 0
@@ -149,6 +159,7 @@ class Player(Aggregate):
         state = dict(self.__dict__)
         state["recent"] = dict(self.recent)
         state["sessions"] = dict(self.sessions)
+        state["free_rounds"] = dict(self.free_rounds)
         state["_pending_events"] = []
         copy.__dict__.update(state)
         return copy
@@ -291,18 +302,25 @@ class Player(Aggregate):
         previous = self.replayed(request_id, f"spin:{session_id}:{stake}")
         return None if previous is None else int(previous)
 
-    def check_spin(self, session_id: str, stake: int) -> None:
-        """Every rule a spin must pass before its seed is drawn."""
+    def check_spin(self, session_id: str, stake: int, free: bool = False) -> None:
+        """Every rule a spin must pass before its seed is drawn (free: a free round, unpaid)."""
         check_stake(stake)
         if not self._session(session_id)[0]:
             raise SessionClosed(f"session {session_id!r} is closed")
-        if stake > self.balance:
+        if stake > self.balance and not free:
             raise InsufficientFunds(f"balance {self.balance} is less than the stake {stake}")
 
-    def spin(self, session_id: str, stake: int, request_id: str, seed: bytes) -> RoundOutcome:
-        """Play and record one whole round: StakePlaced, the engine's facts, RoundSettled."""
+    def spin(
+        self, session_id: str, stake: int, request_id: str, seed: bytes,
+        free_round: str | None = None, now: datetime | None = None,
+    ) -> RoundOutcome:
+        """Play and record one whole round: StakePlaced, the engine's facts, RoundSettled.
+        free_round: a campaign's free round (at `now`): nothing is staked from the balance."""
         check_request_id(request_id)
-        self.check_spin(session_id, stake)
+        if free_round is not None:
+            assert now is not None, "a free round is judged at a time"
+            check_free_round(self.free_rounds, free_round, now)
+        self.check_spin(session_id, stake, free=free_round is not None)
         outcome = play_round(self.progress, stake, seed)
         number = self.rounds + 1
         round_id = round_id_of(self.player_id, number)
@@ -317,11 +335,12 @@ class Player(Aggregate):
             seed=seed.hex(),
             model_version=outcome.model_version,
             balance_before=self.balance,
-            balance_after=self.balance - stake,
+            balance_after=self.balance - (0 if free_round else stake),
             level=before.level,
             spins_to_next_level=before.spins_to_next_level,
             hold_and_win_multiplier=before.hold_and_win_multiplier,
             free_spins_multiplier=before.free_spins_multiplier,
+            **({"free_round": free_round} if free_round else {}),
         )
         for fact in outcome.facts:
             if fact.name not in ROUND_FACTS:
@@ -357,13 +376,22 @@ class Player(Aggregate):
         spins_to_next_level: int | None
         hold_and_win_multiplier: float
         free_spins_multiplier: float
+        free_round: str | None = None  # the campaign of a free round; None: a paid round
 
         def apply(self, player: Player) -> None:
             player.balance = self.balance_after
             player.rounds += 1
             player.round_session = self.session_id
             is_open, spins, staked, won = player.sessions[self.session_id]
-            player.sessions[self.session_id] = [is_open, spins + 1, staked + self.stake, won]
+            paid = self.stake
+            if self.free_round:
+                paid = 0
+                rounds_left, stake, expires_at, ended = player.free_rounds[self.free_round]
+                player.free_rounds = {
+                    **player.free_rounds,
+                    self.free_round: [rounds_left - 1, stake, expires_at, ended],
+                }
+            player.sessions[self.session_id] = [is_open, spins + 1, staked + paid, won]
             player.remember(
                 self.request_id,
                 f"spin:{self.session_id}:{self.stake}",
@@ -444,6 +472,102 @@ class Player(Aggregate):
             player.sessions[player.round_session] = [is_open, spins, staked, won + self.total_win]
             player.round_session = ""
 
+    # -- the seamless wallet and free rounds -----------------------------------------------------
+
+    def report_wallet_balance(self, balance: int) -> None:
+        """The operator's wallet keeps the money: its balance before the round's debit (its
+        answer plus the stake), recorded so the round shows the wallet's figures."""
+        if balance != self.balance:
+            self.trigger_event(self.WalletBalanceReported, balance=balance)
+
+    def grant_free_rounds(
+        self, campaign_id: str, rounds: int, stake: int, expires_at: str | None,
+        request_id: str, now: datetime,
+    ) -> dict[str, Any]:
+        fingerprint = f"free-rounds:{campaign_id}:{rounds}:{stake}:{expires_at}"
+        granted = [rounds, stake, expires_at, ""]
+        if self.replayed(request_id, fingerprint) is not None:
+            return campaign_view(campaign_id, granted)
+        check_grant(campaign_id, rounds, stake, expires_at, now)
+        if campaign_id in self.free_rounds:
+            raise CampaignExists(f"campaign {campaign_id!r} was already granted to this player")
+        self.trigger_event(
+            self.FreeRoundsGranted, campaign_id=campaign_id, rounds=rounds, stake=stake,
+            expires_at=expires_at, request_id=request_id, fingerprint=fingerprint,
+        )
+        return campaign_view(campaign_id, granted)
+
+    def cancel_free_rounds(self, campaign_id: str) -> dict[str, Any]:
+        campaign = self.free_rounds.get(campaign_id)
+        if campaign is None:
+            raise NoFreeRounds(f"no campaign {campaign_id!r} for this player")
+        if not campaign[3] and campaign[0] > 0:
+            self.trigger_event(
+                self.FreeRoundsCancelled, campaign_id=campaign_id, rounds_left=campaign[0]
+            )
+        return {"campaign_id": campaign_id, "rounds_left": 0, "cancelled": True}
+
+    def expire_free_rounds(self, now: datetime) -> list[str]:
+        """Record the end of every campaign whose expiry has passed with rounds left."""
+        expired = [cid for cid, c in self.free_rounds.items() if is_past_expiry(c, now)]
+        for campaign_id in expired:
+            self.trigger_event(
+                self.FreeRoundsExpired, campaign_id=campaign_id,
+                rounds_left=self.free_rounds[campaign_id][0],
+            )
+        return expired
+
+    class WalletBalanceReported(Event):
+        TOPIC = "pumpkin:Player.WalletBalanceReported"
+        balance: int
+
+        def apply(self, player: Player) -> None:
+            player.balance = self.balance
+
+    class FreeRoundsGranted(Event):
+        TOPIC = "pumpkin:Player.FreeRoundsGranted"
+        campaign_id: str
+        rounds: int
+        stake: int
+        expires_at: str | None
+        request_id: str
+        fingerprint: str
+
+        def apply(self, player: Player) -> None:
+            player.free_rounds = {
+                **player.free_rounds,
+                self.campaign_id: [self.rounds, self.stake, self.expires_at, ""],
+            }
+            player.remember(self.request_id, self.fingerprint, self.campaign_id)
+
+    class FreeRoundsCancelled(Event):
+        TOPIC = "pumpkin:Player.FreeRoundsCancelled"
+        campaign_id: str
+        rounds_left: int
+
+        def apply(self, player: Player) -> None:
+            _end_campaign(player, self.campaign_id, "cancelled")
+
+    class FreeRoundsExpired(Event):
+        TOPIC = "pumpkin:Player.FreeRoundsExpired"
+        campaign_id: str
+        rounds_left: int
+
+        def apply(self, player: Player) -> None:
+            _end_campaign(player, self.campaign_id, "expired")
+
+
+def _end_campaign(player: Player, campaign_id: str, how: str) -> None:
+    _left, stake, expires_at, _ended = player.free_rounds[campaign_id]
+    player.free_rounds = {**player.free_rounds, campaign_id: [0, stake, expires_at, how]}
+
+
+# Player has no TOPIC of its own (yet), so the library does not register these explicit names.
+for _new_event in (
+    Player.WalletBalanceReported, Player.FreeRoundsGranted, Player.FreeRoundsCancelled,
+    Player.FreeRoundsExpired,
+):
+    register_topic(_new_event.TOPIC, _new_event)
 
 ROUND_EVENTS: dict[str, type[Player.RoundFact]] = {
     name: getattr(Player, name) for name in ROUND_FACTS

@@ -65,6 +65,7 @@ def round_view(events: Iterable[tuple[str, Mapping[str, JSON]]]) -> dict[str, An
         "max_win_hit": settled["max_win_hit"],
         "steps": [steps[i] for i in sorted(steps)],
         "events": names,
+        **({"free_round": start["free_round"]} if start.get("free_round") else {}),
     }
 
 

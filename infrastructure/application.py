@@ -22,6 +22,7 @@ import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from copy import deepcopy
+from datetime import datetime
 from typing import Any, TypeVar
 from uuid import UUID, uuid4, uuid5
 
@@ -50,6 +51,7 @@ from domain.player import (
 )
 from domain.recall import round_view
 from infrastructure.async_commit import AsyncGroupCommit
+from infrastructure.free_round_commands import FreeRoundCommands, spin_stake
 from infrastructure.json_mapper import JsonNativeMapper
 from infrastructure.persistence import (
     GroupCommitRecorder,
@@ -107,7 +109,7 @@ def token_key_id(hashed: str) -> UUID:
     return uuid5(NAMESPACE, f"token:{hashed}")
 
 
-class PumpkinApplication(Application[UUID]):
+class PumpkinApplication(FreeRoundCommands, Application[UUID]):
     name = "Pumpkin"  # tables: pumpkin_events, pumpkin_snapshots
     snapshotting_intervals = {Player: SNAPSHOT_EVERY}  # noqa: RUF012 - eventsourcing's API
 
@@ -190,16 +192,23 @@ class PumpkinApplication(Application[UUID]):
 
     # -- rounds ----------------------------------------------------------------------------------
 
-    def spin(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
+    def spin(
+        self, session_id: str, stake: int | None, request_id: str, free_round: str | None = None
+    ) -> dict[str, Any]:
+        """stake None: a free round's (infrastructure/free_round_commands.py)."""
         player_id = self._player_of_session(session_id)
+        now = self.clock()
         result = self._command(
-            player_id, lambda player: _play(player, session_id, stake, request_id)
+            player_id,
+            lambda player: _play(player, session_id, stake, request_id, free_round, now),
         )
         if isinstance(result, int):
             return self._round_from(player_aggregate_id(player_id), result)
         return round_view(round_event_payload(event) for event in result)
 
-    async def spin_async(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
+    async def spin_async(
+        self, session_id: str, stake: int | None, request_id: str, free_round: str | None = None
+    ) -> dict[str, Any]:
         """The same spin, for an event loop, without a thread per spin.
 
         When the session and the player are in memory, the round is decided in the loop's
@@ -210,7 +219,11 @@ class PumpkinApplication(Application[UUID]):
         record the same events in one transaction.
         """
         grouped = isinstance(self.recorder, GroupCommitRecorder)
-        player = self._spin_decided_in_memory(session_id, stake, request_id) if grouped else None
+        player = (
+            self._spin_decided_in_memory(session_id, stake, request_id, free_round)
+            if grouped
+            else None
+        )
         if player is not None:
             processing_event: ProcessingEvent[UUID] = ProcessingEvent()
             self._collect(processing_event, player)
@@ -227,7 +240,7 @@ class PumpkinApplication(Application[UUID]):
                 return round_view(
                     round_event_payload(e) for e in processing_event.events if _in_round(e)
                 )
-        return await asyncio.to_thread(self.spin, session_id, stake, request_id)
+        return await asyncio.to_thread(self.spin, session_id, stake, request_id, free_round)
 
     def _async_group_commit(self) -> AsyncGroupCommit:
         """The group commit of the running event loop (a server has one loop; a new loop, as
@@ -241,7 +254,7 @@ class PumpkinApplication(Application[UUID]):
         return current
 
     def _spin_decided_in_memory(
-        self, session_id: str, stake: int, request_id: str
+        self, session_id: str, stake: int | None, request_id: str, free_round: str | None
     ) -> Player | None:
         """The player with the round decided (pending), if nothing had to be read to decide."""
         player_id = self._session_players.get(session_id)
@@ -250,7 +263,7 @@ class PumpkinApplication(Application[UUID]):
             return None
         player: Player = deepcopy(cached)
         try:
-            decided = _play(player, session_id, stake, request_id)
+            decided = _play(player, session_id, stake, request_id, free_round, self.clock())
         except RuleViolation:
             return None  # a refusal is only final when judged on the newest state
         return None if isinstance(decided, int) else player
@@ -519,15 +532,20 @@ def _project(aggregate: Any, events: Iterable[Any]) -> Any:
     return aggregate
 
 
-def _play(player: Player, session_id: str, stake: int, request_id: str) -> int | list[Any]:
+def _play(
+    player: Player, session_id: str, stake: int | None, request_id: str,
+    free_round: str | None = None, now: datetime | None = None,
+) -> int | list[Any]:
     """Decide a spin on `player`: the StakePlaced version of the round a request id already
-    played, or the new round's events (pending on the player)."""
+    played, or the new round's events (pending on the player). A free round plays its
+    campaign's stake (stake None: that stake)."""
+    stake = spin_stake(player, stake, free_round)
     recorded = player.spin_replayed(session_id, stake, request_id)
     if recorded is not None:
         return recorded
-    player.check_spin(session_id, stake)
+    player.check_spin(session_id, stake, free=free_round is not None)
     seed = secrets.token_bytes(32)  # drawn before any event exists: replay never draws
-    player.spin(session_id, stake, request_id, seed)
+    player.spin(session_id, stake, request_id, seed, free_round, now)
     return [event for event in player.pending_events if _in_round(event)]
 
 

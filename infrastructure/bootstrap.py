@@ -52,10 +52,12 @@ class Runtime:
 
 
 def build_application(settings: Settings) -> Any:
-    """The event-sourced application (GameService) on PUMPKIN_DATABASE_URL."""
+    """The event-sourced application (GameService) on PUMPKIN_DATABASE_URL, behind the
+    operator's seamless wallet when PUMPKIN_WALLET_URL is set (infrastructure/wallet/)."""
     from infrastructure.application import PumpkinApplication
+    from infrastructure.wallet.wiring import with_wallet
 
-    return PumpkinApplication.from_url(settings.database_url)
+    return with_wallet(settings, PumpkinApplication.from_url(settings.database_url))
 
 
 def build_projection_rounds(settings: Settings) -> Any:
@@ -75,9 +77,15 @@ def build_http_app(
     metrics = Metrics()
     if hasattr(application, "on_conflict_retry"):  # the application reports its retries
         application.on_conflict_retry = metrics.store_retries.inc
+    rounds: Any = ReadYourWritesRounds(projection_rounds, WriteSideRounds(application))
+    if hasattr(application, "bind_metrics"):  # the seamless wallet (infrastructure/wallet/)
+        from infrastructure.wallet.seamless import SettledRounds
+
+        application.bind_metrics(metrics.registry)
+        rounds = SettledRounds(rounds, application)
     deps = HttpDeps(
         service=application,
-        rounds=ReadYourWritesRounds(projection_rounds, WriteSideRounds(application)),
+        rounds=rounds,
         verify_player=player_verifier(application),
         rules_document=current_rules_document,
         operator_key=settings.operator_key.get_secret_value(),
@@ -88,6 +96,8 @@ def build_http_app(
         token_cache_seconds=settings.token_cache_seconds,
         audit=audit,
         audit_trail=_audit_trail(settings) if audit is not None else None,
+        wallet_owed=getattr(application, "wallet_owed", None),
+        background=getattr(application, "background", ()),
     )
     return create_app(deps, on_shutdown)
 

@@ -37,6 +37,11 @@ class Settings(BaseSettings):
     token_cache_seconds: float = Field(default=2.0, ge=0.0, le=60.0)
     # `serve` also runs the projections in its own process (the one-command embedded default).
     serve_projections: bool = True
+    # The operator's seamless wallet (infrastructure/wallet/): unset, the built-in wallet.
+    wallet_url: str = ""
+    wallet_secret: SecretStr = SecretStr("")
+    currency: str = Field(default="EUR", pattern=r"^[A-Z]{3}$")
+    wallet_timeout_seconds: float = Field(default=2.0, gt=0.0, le=30.0)
 
     @field_validator("database_url")
     @classmethod
@@ -45,7 +50,16 @@ class Settings(BaseSettings):
             raise ValueError("PUMPKIN_DATABASE_URL is sqlite:///PATH or postgresql://...")
         return url
 
+    @field_validator("wallet_url")
+    @classmethod
+    def _wallet_url(cls, url: str) -> str:
+        if url and not url.startswith(("http://", "https://")):
+            raise ValueError("PUMPKIN_WALLET_URL is http://... or https://...")
+        return url
+
     def model_post_init(self, __context: object) -> None:
+        if self.wallet_url and not self.wallet_secret.get_secret_value():
+            raise ValueError("PUMPKIN_WALLET_SECRET is required with PUMPKIN_WALLET_URL")
         self._generated = (
             not self.operator_key.get_secret_value(),
             not self.auditor_key.get_secret_value(),

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -14,6 +15,7 @@ from infrastructure.http import (
     routes_play,
     routes_public,
     routes_reads,
+    routes_wallet,
 )
 from infrastructure.http.deps import HttpDeps
 from infrastructure.http.errors import install_error_handlers
@@ -38,9 +40,12 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         pauses.start()
+        tasks = [asyncio.create_task(run()) for run in deps.background]
         try:
             yield
         finally:
+            for task in tasks:
+                task.cancel()
             pauses.stop()
         if on_shutdown is not None:
             on_shutdown()
@@ -55,7 +60,9 @@ def create_app(
     app.state.limiter = RateLimiter(deps.rate_limit_per_second)
     app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)
     install_error_handlers(app, deps.metrics)
-    for module in (routes_public, routes_operator, routes_play, routes_reads, routes_audit):
+    for module in (
+        routes_public, routes_operator, routes_play, routes_reads, routes_audit, routes_wallet
+    ):
         app.include_router(module.router)
     if spin_lane:
         app.add_middleware(SpinLane)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
 
@@ -58,6 +58,10 @@ class HttpDeps:
     token_cache_seconds: float = 2.0
     audit: AuditReads | None = None  # None: this build runs without read models
     audit_trail: Callable[[str | None], Iterator[dict[str, Any]]] | None = None
+    # The seamless wallet's owed credits and rollbacks (None: the built-in wallet owes none).
+    wallet_owed: Callable[[], list[dict[str, Any]]] | None = None
+    # Tasks run in the server's event loop while it serves (e.g. the wallet's outbox).
+    background: tuple[Callable[[], Coroutine[Any, Any, None]], ...] = ()
 
 
 async def _deps(request: Request) -> HttpDeps:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, model_validator
 
 
 class Body(BaseModel):
@@ -24,7 +24,22 @@ class MoneyMovement(Body):
 
 
 class SpinRequest(Body):
+    stake: StrictInt | None = None  # may be left out of a free round (its campaign's stake)
+    request_id: StrictStr
+    free_round: StrictStr | None = None  # a campaign id: play one of its free rounds
+
+    @model_validator(mode="after")
+    def _stake_unless_free(self) -> SpinRequest:
+        if self.stake is None and self.free_round is None:
+            raise ValueError("stake is required (it may be left out of a free round only)")
+        return self
+
+
+class FreeRoundsGrant(Body):
+    campaign_id: StrictStr
+    rounds: StrictInt
     stake: StrictInt
+    expires_at: StrictStr | None = None
     request_id: StrictStr
 
 

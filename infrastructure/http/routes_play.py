@@ -21,7 +21,7 @@ router = APIRouter(tags=["play"], responses=ERRORS)  # type: ignore[arg-type]
 async def spin(session_id: str, body: SpinRequest, caller: CallerDep, deps: Deps) -> Any:
     caller.may_spin(session_id)
     request_id = checks.request_id(body.request_id)
-    played = await deps.service.spin_async(session_id, body.stake, request_id)
+    played = await deps.service.spin_async(session_id, body.stake, request_id, body.free_round)
     deps.metrics.round_played(played["stake"], played["total_win"])
     # The round goes out as the write side built it (no second validation on the hot path).
     return FastJSONResponse(played)

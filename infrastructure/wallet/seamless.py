@@ -1,0 +1,261 @@
+"""The game service with the operator's seamless wallet (PUMPKIN_WALLET_URL set).
+
+It stands in front of PumpkinApplication (everything it does not change is the
+application's): deposits and withdrawals answer external_wallet, the player's balance is the
+wallet's last answer, and a spin goes
+
+1. record DebitRecorded (the account's stream; one open debit per request id, so the same
+   spin request never debits twice), then send the debit;
+2. 200: play and record the round with its CreditOwed in ONE transaction, then send the credit
+   (the answer says "settled", or "pending" when the credit is left to the outbox);
+   402: insufficient_funds; another 4xx: wallet_refused (DebitRefused, no round);
+   timeout / 5xx / broken connection: RollbackOwed, no round, 503 wallet_unavailable;
+3. a free round sends no debit: the round is recorded with its CreditOwed (free_round).
+
+The outbox (infrastructure/wallet/outbox.py) sends whatever stays owed, with the same
+transaction id, until the wallet answers 200.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from copy import deepcopy
+from dataclasses import dataclass
+from typing import Any
+from uuid import uuid4
+
+from domain.errors import InsufficientFunds, RuleViolation
+from domain.free_rounds import check_free_round
+from domain.player import Player, player_aggregate_id, round_event_payload, round_id_of
+from domain.recall import round_view
+from infrastructure.application import ConcurrentUpdate, _in_round
+from infrastructure.free_round_commands import spin_stake
+from infrastructure.wallet.accounts import Accounts
+from infrastructure.wallet.client import WalletClient
+from infrastructure.wallet.errors import (
+    ExternalWallet,
+    WalletRefused,
+    WalletUnavailable,
+    WalletUnknownOutcome,
+)
+from infrastructure.wallet.outbox import Outbox, settle_one
+
+
+@dataclass(frozen=True)
+class _Debit:
+    player_id: str
+    stake: int
+    transaction_id: str | None  # None: a free round (nothing debited)
+    round_id: str
+
+
+class SeamlessWalletService:
+    def __init__(
+        self, application: Any, client: WalletClient, currency: str, outbox: Outbox
+    ) -> None:
+        self.app = application
+        self.client = client
+        self.currency = currency
+        self.outbox = outbox
+        self.accounts: Accounts = outbox.accounts
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.app, name)  # everything the wallet does not change
+
+    # -- wiring (infrastructure/bootstrap.py) -----------------------------------------------------
+
+    def bind_metrics(self, registry: Any) -> None:
+        self.client.bind_metrics(registry)
+        self.outbox.bind_metrics(registry)
+
+    def wallet_owed(self) -> list[dict[str, Any]]:
+        return self.outbox.owed()
+
+    @property
+    def background(self) -> tuple[Any, ...]:
+        return (self.outbox.run,)
+
+    def close(self) -> None:
+        self.app.close()
+
+    # -- money -----------------------------------------------------------------------------------
+
+    def deposit(self, player_id: str, amount: int, request_id: str) -> int:
+        raise ExternalWallet("the operator's wallet keeps the money: no deposits here")
+
+    def withdraw(self, player_id: str, amount: int, request_id: str) -> int:
+        raise ExternalWallet("the operator's wallet keeps the money: no withdrawals here")
+
+    def player_state(self, player_id: str) -> dict[str, Any]:
+        state: dict[str, Any] = self.app.player_state(player_id)
+        account = self.accounts.get(player_id)
+        if account is not None and account.balance is not None:
+            state["balance"] = account.balance  # the wallet's last answer (its credit's)
+        state["currency"] = self.currency
+        return state
+
+    # -- spins -----------------------------------------------------------------------------------
+
+    def spin(self, session_id: str, stake: int | None, request_id: str,
+             free_round: str | None = None) -> dict[str, Any]:
+        raise TypeError("with the seamless wallet, spins go through spin_async")
+
+    async def spin_async(
+        self, session_id: str, stake: int | None, request_id: str, free_round: str | None = None
+    ) -> dict[str, Any]:
+        player_id = await asyncio.to_thread(self.app._player_of_session, session_id)
+        prepared = await asyncio.to_thread(
+            self._prepare, player_id, session_id, stake, request_id, free_round
+        )
+        if isinstance(prepared, dict):
+            return prepared  # the round this request already played
+        balance: int | None = None
+        if prepared.transaction_id is not None:
+            balance = await self._debit(prepared, session_id)
+        played, credit = await asyncio.to_thread(
+            self._record_round, prepared, session_id, request_id, free_round, balance
+        )
+        settled = await settle_one(self.client, self.accounts, credit, self.currency)
+        if not settled:
+            self.outbox.wake()
+        return {**played, "settlement": "settled" if settled else "pending",
+                "currency": self.currency}
+
+    def _prepare(
+        self, player_id: str, session_id: str, stake: int | None, request_id: str,
+        free_round: str | None,
+    ) -> _Debit | dict[str, Any]:
+        """Judge every rule on the newest state, then record the debit before it is sent."""
+        for _ in self.app._attempts():
+            player: Player = self.app._player(player_id)
+            paid = spin_stake(player, stake, free_round)
+            recorded = player.spin_replayed(session_id, paid, request_id)
+            if recorded is not None:
+                return self._replayed(player_id, recorded)
+            if free_round is not None:
+                check_free_round(player.free_rounds, free_round, self.app.clock())
+            trial = deepcopy(player)  # every rule but the funds, which the wallet holds
+            trial.report_wallet_balance(max(trial.balance, paid))
+            trial.check_spin(session_id, paid, free=free_round is not None)
+            round_id = round_id_of(player_id, player.rounds + 1)
+            if free_round is not None:
+                return _Debit(player_id, paid, None, round_id)
+            account = self.accounts.get_or_open(player_id)
+            if account.open_debit_of(request_id) is not None:
+                raise WalletUnavailable("this spin's debit is still in flight; retry shortly")
+            transaction_id = uuid4().hex
+            account.record_debit(
+                transaction_id, request_id, session_id, round_id, paid,
+                self.app.clock().timestamp(),
+            )
+            if self.accounts.saved(account):
+                return _Debit(player_id, paid, transaction_id, round_id)
+        raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
+
+    async def _debit(self, debit: _Debit, session_id: str) -> int:
+        """The wallet's balance after the debit; or the spin's refusal."""
+        assert debit.transaction_id is not None
+        body = {
+            "transaction_id": debit.transaction_id, "player_id": debit.player_id,
+            "session_id": session_id, "round_id": debit.round_id, "amount": debit.stake,
+            "currency": self.currency,
+        }
+        try:
+            answer = await self.client.call("debit", body)
+        except WalletUnknownOutcome as unknown:
+            await asyncio.to_thread(self._owe_rollback, debit, str(unknown))
+            raise WalletUnavailable(
+                "the wallet did not answer the debit; it is rolled back, no round was played"
+            ) from None
+        if answer.status == 200:
+            return answer.balance
+        await asyncio.to_thread(self._refuse, debit, answer.status, str(answer.body)[:200])
+        if answer.status == 402:
+            raise InsufficientFunds("the operator's wallet refused the stake: insufficient funds")
+        raise WalletRefused(f"the operator's wallet refused the debit ({answer.status})")
+
+    def _refuse(self, debit: _Debit, status: int, reason: str) -> None:
+        assert debit.transaction_id is not None
+        self._on_account(debit.player_id, lambda a: a.refuse_debit(
+            debit.transaction_id or "", status, reason))
+
+    def _owe_rollback(self, debit: _Debit, reason: str) -> None:
+        assert debit.transaction_id is not None
+        self._on_account(debit.player_id, lambda a: a.owe_rollback(
+            uuid4().hex, debit.transaction_id or "", reason))
+        self.outbox.wake_threadsafe()
+
+    def _on_account(self, player_id: str, change: Any) -> None:
+        for _ in self.app._attempts():
+            account = self.accounts.get_or_open(player_id)
+            change(account)
+            if not account.pending_events or self.accounts.saved(account):
+                return
+        raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
+
+    def _record_round(
+        self, debit: _Debit, session_id: str, request_id: str, free_round: str | None,
+        balance: int | None,
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Play and record the round with its credit owed, in one transaction."""
+        for _ in self.app._attempts():
+            player: Player = self.app._player(debit.player_id)
+            account = self.accounts.get_or_open(debit.player_id)
+            if debit.transaction_id is not None and debit.transaction_id not in account.debits:
+                raise WalletUnavailable("the debit was rolled back meanwhile; no round was played")
+            if balance is not None:
+                player.report_wallet_balance(balance + debit.stake)
+            try:
+                player.spin(
+                    session_id, debit.stake, request_id, secrets.token_bytes(32), free_round,
+                    self.app.clock(),
+                )
+            except RuleViolation:
+                if debit.transaction_id is not None:  # a rule changed after the debit
+                    self._owe_rollback(debit, "the round was refused after its debit")
+                raise
+            events = [e for e in player.pending_events if _in_round(e)]
+            played = round_view(round_event_payload(e) for e in events)
+            credit_id = uuid4().hex
+            account.owe_credit(
+                credit_id, debit.transaction_id, session_id, played["round_id"],
+                int(played["total_win"]), free_round,
+            )
+            if self.accounts.saved(player, account):
+                owed = [i for i in account.owed_items() if i["transaction_id"] == credit_id]
+                return played, owed[0]
+        raise ConcurrentUpdate(f"player {debit.player_id!r} is busy, try again")
+
+    def _replayed(self, player_id: str, start_version: int) -> dict[str, Any]:
+        played: dict[str, Any] = self.app._round_from(player_aggregate_id(player_id),
+                                                       start_version)
+        return {**played, "settlement": self.settlement(player_id, played["round_id"]),
+                "currency": self.currency}
+
+    def settlement(self, player_id: str, round_id: str) -> str:
+        account = self.accounts.get(player_id)
+        owed = account is not None and any(
+            item["kind"] == "credit" and item["round_id"] == round_id
+            for item in account.owed_items()
+        )
+        return "pending" if owed else "settled"
+
+
+
+class SettledRounds:
+    """The round reads (RoundReads) with each round's current `settlement` and the currency."""
+
+    def __init__(self, rounds: Any, service: SeamlessWalletService) -> None:
+        self._rounds = rounds
+        self._service = service
+
+    def player_rounds(self, player_id: str, limit: int, before: str | None) -> Any:
+        return self._rounds.player_rounds(player_id, limit, before)
+
+    def round(self, round_id: str) -> dict[str, Any] | None:
+        played: dict[str, Any] | None = self._rounds.round(round_id)
+        if played is None:
+            return None
+        settlement = self._service.settlement(str(played["player_id"]), round_id)
+        return {**played, "settlement": settlement, "currency": self._service.currency}
