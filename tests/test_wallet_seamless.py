@@ -187,7 +187,9 @@ def test_a_debit_left_open_by_a_dead_process_is_rolled_back(
     assert owed(client) == []
 
 
-def test_deposits_and_withdrawals_answer_external_wallet(served: Any, wallet: ReferenceWallet) -> None:
+def test_deposits_and_withdrawals_answer_external_wallet(
+    served: Any, wallet: ReferenceWallet
+) -> None:
     client, _service, _clock = served
     player = WalletPlayer(client, wallet)
     for kind in ("deposits", "withdrawals"):
@@ -199,7 +201,9 @@ def test_deposits_and_withdrawals_answer_external_wallet(served: Any, wallet: Re
         assert answer.json()["error"]["code"] == "external_wallet"
 
 
-def test_metrics_count_what_is_owed_and_time_the_wallet(served: Any, wallet: ReferenceWallet) -> None:
+def test_metrics_count_what_is_owed_and_time_the_wallet(
+    served: Any, wallet: ReferenceWallet
+) -> None:
     client, service, clock = served
     player = WalletPlayer(client, wallet)
     wallet.inject("fail_before", "credit", count=1)

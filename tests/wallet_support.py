@@ -14,11 +14,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fastapi.testclient import TestClient
+from http_support import OPERATOR, bearer, settings_for, unique
 from pydantic import SecretStr
 
 from infrastructure.bootstrap import build_runtime
 from infrastructure.wallet.reference import ReferenceWallet
-from http_support import OPERATOR, bearer, settings_for, unique
 
 SECRET = "wallet-secret-for-tests"
 
@@ -46,7 +46,8 @@ def wallet_service(store_url: str, wallet: ReferenceWallet,
     clock = MovableClock()
     runtime.application.app.clock = clock
     try:
-        yield TestClient(runtime.http_app, raise_server_exceptions=False), runtime.application, clock
+        client = TestClient(runtime.http_app, raise_server_exceptions=False)
+        yield client, runtime.application, clock
     finally:
         runtime.close()
 
