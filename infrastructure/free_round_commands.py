@@ -6,7 +6,7 @@ application's one command loop, so a grant or a cancel races a spin like any com
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -64,6 +64,13 @@ class FreeRoundCommands:
 
     def cancel_free_rounds(self, player_id: str, campaign_id: str) -> dict[str, Any]:
         return self._command(player_id, lambda player: player.cancel_free_rounds(campaign_id))
+
+    @property
+    def background(self) -> tuple[Callable[[], Coroutine[Any, Any, None]], ...]:
+        """What `serve` runs beside the API: recording campaigns' expiry."""
+        from infrastructure.free_round_expiry import FreeRoundExpiry
+
+        return (FreeRoundExpiry(self).run,)
 
     def expire_free_rounds(self, player_id: str) -> list[str]:
         """Record FreeRoundsExpired for the player's campaigns past their expiry."""

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -29,6 +28,7 @@ from uuid import UUID, uuid4
 from prometheus_client import CollectorRegistry, Gauge
 
 from domain.wallet_account import WALLET_EVENT_TOPICS, WalletAccount
+from infrastructure.notification_tail import NotificationTail
 from infrastructure.wallet.accounts import Accounts
 from infrastructure.wallet.client import WalletClient
 from infrastructure.wallet.errors import WalletUnknownOutcome
@@ -36,7 +36,6 @@ from infrastructure.wallet.errors import WalletUnknownOutcome
 FIRST_DELAY = 0.2
 MAX_DELAY = 30.0
 IDLE_POLL = 0.5  # seconds between looks at the store when nothing wakes the outbox
-_READ = 1_000
 _log = logging.getLogger(__name__)
 
 
@@ -104,11 +103,10 @@ class Outbox:
         self.clock = clock
         self.stale_after = stale_after
         self.accounts = Accounts(application)
-        self._position = 0  # the notification log read up to here
+        self._tail = NotificationTail(application, WALLET_EVENT_TOPICS)
         self._players: dict[UUID, str] = {}  # account id -> player id, every account seen
         self._candidates: set[str] = set()  # players whose account may owe something
         self._due: dict[str, tuple[float, float]] = {}  # transaction id -> (next try, delay)
-        self._read_lock = threading.Lock()
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.owed_gauge: Gauge | None = None
@@ -200,23 +198,12 @@ class Outbox:
 
     def catch_up(self) -> None:
         """Read the notification log's new WalletAccount events: which accounts may owe."""
-        with self._read_lock:
-            while True:
-                notifications = self.app.recorder.select_notifications(
-                    start=self._position + 1, limit=_READ, topics=WALLET_EVENT_TOPICS
-                )
-                for notification in notifications:
-                    account_id = notification.originator_id
-                    if account_id not in self._players:
-                        event = self.app.mapper.to_domain_event(notification)
-                        if isinstance(event, WalletAccount.Opened):
-                            self._players[account_id] = event.player_id
-                    player_id = self._players.get(account_id)
-                    if player_id is not None:
-                        self._candidates.add(player_id)
-                    self._position = max(self._position, int(notification.id))
-                if len(notifications) < _READ:
-                    return
+        for event in self._tail.new_events():
+            if isinstance(event, WalletAccount.Opened):
+                self._players[event.originator_id] = event.player_id
+            player_id = self._players.get(event.originator_id)
+            if player_id is not None:
+                self._candidates.add(player_id)
 
     def owed(self) -> list[dict[str, Any]]:
         """Every credit and rollback not yet acknowledged (GET /audit/wallet?status=owed)."""

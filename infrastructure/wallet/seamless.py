@@ -74,7 +74,7 @@ class SeamlessWalletService:
 
     @property
     def background(self) -> tuple[Any, ...]:
-        return (self.outbox.run,)
+        return (self.outbox.run, *self.app.background)
 
     def close(self) -> None:
         self.app.close()
