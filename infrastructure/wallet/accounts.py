@@ -5,16 +5,20 @@ a cold load replays little."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from copy import deepcopy
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.application import AggregateNotFoundError, ProcessingEvent
 from eventsourcing.domain import Aggregate, Snapshot
+from eventsourcing.persistence import IntegrityError
 
+from domain.player import Player
 from domain.wallet_account import WalletAccount, wallet_account_id
+from infrastructure.persistence import GroupCommitRecorder
 
 SNAPSHOT_EVERY = 300
 CACHED = 10_000
@@ -26,6 +30,13 @@ class Accounts:
         self.app = application
         self._cache: dict[UUID, WalletAccount] = {}
         self._lock = threading.Lock()
+
+    def cached(self, player_id: str) -> WalletAccount | None:
+        """A private copy of the newest account this process knows, without reading the store
+        (None: not in memory). It may be behind another process: a save from it conflicts."""
+        with self._lock:
+            cached = self._cache.get(wallet_account_id(player_id))
+        return None if cached is None else deepcopy(cached)
 
     def get(self, player_id: str) -> WalletAccount | None:
         """A private copy of the player's account, caught up with the store (None: none yet)."""
@@ -49,6 +60,33 @@ class Accounts:
 
     def get_or_open(self, player_id: str) -> WalletAccount:
         return self.get(player_id) or WalletAccount.open(player_id)
+
+    async def saved_async(self, *aggregates: Aggregate) -> bool:
+        """`saved` from an event loop: on PostgreSQL through the loop's own group commit (as
+        the built-in spin saves, infrastructure/async_commit.py), else in a worker thread."""
+        app = self.app
+        if not isinstance(app.recorder, GroupCommitRecorder):
+            return await asyncio.to_thread(self.saved, *aggregates)
+        accounts = [a for a in aggregates if isinstance(a, WalletAccount)]
+        marks = [(a, a.version - len(a.pending_events)) for a in accounts]
+        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
+        app._collect(processing_event, *aggregates)
+        stored = [app.mapper.to_stored_event(e) for e in processing_event.events]
+        try:
+            await app._async_group_commit().save(stored)
+        except IntegrityError:
+            return False
+        for aggregate in aggregates:
+            if isinstance(aggregate, Player):
+                app._players.put(aggregate)
+        for account, before in marks:
+            self._remember(account)
+            if account.version // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
+                await asyncio.to_thread(self._snapshot, account)
+        due = app._due_a_snapshot(processing_event)
+        if due:
+            await asyncio.to_thread(app._write_snapshots, due)
+        return True
 
     def saved(self, *aggregates: Aggregate) -> bool:
         """Record in one transaction (the application's save); False if a version was taken."""

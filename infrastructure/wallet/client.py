@@ -15,6 +15,7 @@ import orjson
 from prometheus_client import CollectorRegistry, Histogram
 
 from infrastructure.wallet.errors import WalletUnknownOutcome
+from infrastructure.wallet.transport import KeepAliveTransport
 
 CALL_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
@@ -34,7 +35,8 @@ class WalletAnswer:
 
 
 class WalletClient:
-    """Calls `{url}/{debit|credit|rollback|balance}`. A timeout, a 5xx, a broken connection or
+    """Calls `{url}/{debit|credit|rollback|balance}` (httpx, on the lean keep-alive transport of
+    infrastructure/wallet/transport.py: see there why). A timeout, a 5xx, a broken connection or
     a 200 without a balance raise WalletUnknownOutcome; any other answer is returned."""
 
     def __init__(
@@ -43,9 +45,7 @@ class WalletClient:
         self.url = url.rstrip("/")
         self._secret = secret
         self._timeout = httpx.Timeout(timeout_seconds)
-        self._limits = httpx.Limits(
-            max_connections=connections, max_keepalive_connections=connections
-        )
+        self._connections = connections
         self._client: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.latency = self._histogram(CollectorRegistry())
@@ -69,7 +69,9 @@ class WalletClient:
         its own: connections cannot move between loops)."""
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
-            self._client = httpx.AsyncClient(timeout=self._timeout, limits=self._limits)
+            self._client = httpx.AsyncClient(
+                timeout=self._timeout, transport=KeepAliveTransport(self._connections)
+            )
             self._loop = loop
         return self._client
 

@@ -67,9 +67,14 @@ async def settle_one(
     else:
         if answer.status == 200:
             balance = answer.balance
+            player_id = str(item["player_id"])
+            known = accounts.cached(player_id)  # no read: a stale copy conflicts
+            if known is not None:
+                known.acknowledge(transaction_id, balance)
+                if not known.pending_events or await accounts.saved_async(known):
+                    return True
             await asyncio.to_thread(
-                _change, accounts, str(item["player_id"]),
-                lambda a: a.acknowledge(transaction_id, balance),
+                _change, accounts, player_id, lambda a: a.acknowledge(transaction_id, balance)
             )
             return True
         error = f"{item['kind']}: the wallet answered {answer.status}"

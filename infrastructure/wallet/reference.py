@@ -130,6 +130,9 @@ class Ledger:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: the service's pooled client reuses connections
+    # Headers and body go out in two writes: with Nagle's algorithm the second waited for the
+    # client's delayed ACK (40 ms) on every call.
+    disable_nagle_algorithm = True
     server: _WalletServer
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
@@ -220,6 +223,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _WalletServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 256  # the default backlog of 5 reset a pool's burst of connections
 
     def __init__(self, address: tuple[str, int], secret: str, ledger: Ledger) -> None:
         super().__init__(address, _Handler)

@@ -29,6 +29,7 @@ from domain.errors import InsufficientFunds, RuleViolation
 from domain.free_rounds import check_free_round
 from domain.player import Player, player_aggregate_id, round_event_payload, round_id_of
 from domain.recall import round_view
+from domain.wallet_account import WalletAccount
 from infrastructure.application import ConcurrentUpdate, _in_round
 from infrastructure.free_round_commands import spin_stake
 from infrastructure.wallet.accounts import Accounts
@@ -104,23 +105,51 @@ class SeamlessWalletService:
     async def spin_async(
         self, session_id: str, stake: int | None, request_id: str, free_round: str | None = None
     ) -> dict[str, Any]:
-        player_id = await asyncio.to_thread(self.app._player_of_session, session_id)
-        prepared = await asyncio.to_thread(
-            self._prepare, player_id, session_id, stake, request_id, free_round
+        player_id = self.app._session_players.get(session_id) or await asyncio.to_thread(
+            self.app._player_of_session, session_id
         )
+        prepared = await self._prepared(player_id, session_id, stake, request_id, free_round)
         if isinstance(prepared, dict):
             return prepared  # the round this request already played
         balance: int | None = None
         if prepared.transaction_id is not None:
             balance = await self._debit(prepared, session_id)
-        played, credit = await asyncio.to_thread(
-            self._record_round, prepared, session_id, request_id, free_round, balance
-        )
+        recorded = await self._recorded(prepared, session_id, request_id, free_round, balance)
+        if isinstance(recorded, dict):
+            return recorded  # another process recorded this request meanwhile (debit undone)
+        played, credit = recorded
         settled = await settle_one(self.client, self.accounts, credit, self.currency)
         if not settled:
             self.outbox.wake()
         return {**played, "settlement": "settled" if settled else "pending",
                 "currency": self.currency}
+
+    # Each step is decided first on what this process holds in memory, in the event loop
+    # (CPU only) and saved by the loop's group commit; when something is not in memory, a
+    # refusal needs judging on the newest state, or the save conflicts (another process
+    # wrote), the step is decided again on the newest state in a worker thread.
+
+    async def _prepared(
+        self, player_id: str, session_id: str, stake: int | None, request_id: str,
+        free_round: str | None,
+    ) -> _Debit | dict[str, Any]:
+        player = self.app._players.get(player_aggregate_id(player_id))
+        account = self.accounts.cached(player_id)
+        if player is not None and (account is not None or free_round is not None):
+            try:
+                decided = self._decide_debit(
+                    deepcopy(player), account or WalletAccount.open(player_id), session_id,
+                    stake, request_id, free_round,
+                )
+            except RuleViolation:
+                decided = None
+            if isinstance(decided, tuple):
+                debit, pending = decided
+                if pending is None or await self.accounts.saved_async(pending):
+                    return debit
+        return await asyncio.to_thread(
+            self._prepare, player_id, session_id, stake, request_id, free_round
+        )
 
     def _prepare(
         self, player_id: str, session_id: str, stake: int | None, request_id: str,
@@ -128,30 +157,41 @@ class SeamlessWalletService:
     ) -> _Debit | dict[str, Any]:
         """Judge every rule on the newest state, then record the debit before it is sent."""
         for _ in self.app._attempts():
-            player: Player = self.app._player(player_id)
-            paid = spin_stake(player, stake, free_round)
-            recorded = player.spin_replayed(session_id, paid, request_id)
-            if recorded is not None:
-                return self._replayed(player_id, recorded)
-            if free_round is not None:
-                check_free_round(player.free_rounds, free_round, self.app.clock())
-            trial = deepcopy(player)  # every rule but the funds, which the wallet holds
-            trial.report_wallet_balance(max(trial.balance, paid))
-            trial.check_spin(session_id, paid, free=free_round is not None)
-            round_id = round_id_of(player_id, player.rounds + 1)
-            if free_round is not None:
-                return _Debit(player_id, paid, None, round_id)
-            account = self.accounts.get_or_open(player_id)
-            if account.open_debit_of(request_id) is not None:
-                raise WalletUnavailable("this spin's debit is still in flight; retry shortly")
-            transaction_id = uuid4().hex
-            account.record_debit(
-                transaction_id, request_id, session_id, round_id, paid,
-                self.app.clock().timestamp(),
+            decided = self._decide_debit(
+                self.app._player(player_id), self.accounts.get_or_open(player_id), session_id,
+                stake, request_id, free_round,
             )
-            if self.accounts.saved(account):
-                return _Debit(player_id, paid, transaction_id, round_id)
+            if isinstance(decided, int):
+                return self._replayed(player_id, decided)
+            debit, pending = decided
+            if pending is None or self.accounts.saved(pending):
+                return debit
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
+
+    def _decide_debit(
+        self, player: Player, account: WalletAccount, session_id: str, stake: int | None,
+        request_id: str, free_round: str | None,
+    ) -> int | tuple[_Debit, WalletAccount | None]:
+        """The StakePlaced version of a round this request already played; or the debit to
+        send, with the account holding its DebitRecorded (None for a free round: no debit)."""
+        paid = spin_stake(player, stake, free_round)
+        recorded = player.spin_replayed(session_id, paid, request_id)
+        if recorded is not None:
+            return recorded
+        if free_round is not None:
+            check_free_round(player.free_rounds, free_round, self.app.clock())
+        player.report_wallet_balance(max(player.balance, paid))  # the funds are the wallet's
+        player.check_spin(session_id, paid, free=free_round is not None)
+        round_id = round_id_of(player.player_id, player.rounds + 1)
+        if free_round is not None:
+            return _Debit(player.player_id, paid, None, round_id), None
+        if account.open_debit_of(request_id) is not None:
+            raise WalletUnavailable("this spin's debit is still in flight; retry shortly")
+        transaction_id = uuid4().hex
+        account.record_debit(
+            transaction_id, request_id, session_id, round_id, paid, self.app.clock().timestamp()
+        )
+        return _Debit(player.player_id, paid, transaction_id, round_id), account
 
     async def _debit(self, debit: _Debit, session_id: str) -> int:
         """The wallet's balance after the debit; or the spin's refusal."""
@@ -194,38 +234,77 @@ class SeamlessWalletService:
                 return
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
 
+    async def _recorded(
+        self, debit: _Debit, session_id: str, request_id: str, free_round: str | None,
+        balance: int | None,
+    ) -> tuple[dict[str, Any], dict[str, Any]] | dict[str, Any]:
+        player = self.app._players.get(player_aggregate_id(debit.player_id))
+        account = self.accounts.cached(debit.player_id)
+        if player is not None and account is not None:
+            try:
+                decided = self._decide_round(
+                    deepcopy(player), account, debit, session_id, request_id, free_round,
+                    balance,
+                )
+            except RuleViolation:
+                decided = None
+            if isinstance(decided, tuple):
+                played, credit, aggregates = decided
+                if await self.accounts.saved_async(*aggregates):
+                    return played, credit
+        return await asyncio.to_thread(
+            self._record_round, debit, session_id, request_id, free_round, balance
+        )
+
     def _record_round(
         self, debit: _Debit, session_id: str, request_id: str, free_round: str | None,
         balance: int | None,
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[dict[str, Any], dict[str, Any]] | dict[str, Any]:
         """Play and record the round with its credit owed, in one transaction."""
         for _ in self.app._attempts():
-            player: Player = self.app._player(debit.player_id)
-            account = self.accounts.get_or_open(debit.player_id)
-            if debit.transaction_id is not None and debit.transaction_id not in account.debits:
-                raise WalletUnavailable("the debit was rolled back meanwhile; no round was played")
-            if balance is not None:
-                player.report_wallet_balance(balance + debit.stake)
             try:
-                player.spin(
-                    session_id, debit.stake, request_id, secrets.token_bytes(32), free_round,
-                    self.app.clock(),
+                decided = self._decide_round(
+                    self.app._player(debit.player_id), self.accounts.get_or_open(debit.player_id),
+                    debit, session_id, request_id, free_round, balance,
                 )
             except RuleViolation:
-                if debit.transaction_id is not None:  # a rule changed after the debit
+                if debit.transaction_id is not None:  # refused after its debit: undo it
                     self._owe_rollback(debit, "the round was refused after its debit")
                 raise
-            events = [e for e in player.pending_events if _in_round(e)]
-            played = round_view(round_event_payload(e) for e in events)
-            credit_id = uuid4().hex
-            account.owe_credit(
-                credit_id, debit.transaction_id, session_id, played["round_id"],
-                int(played["total_win"]), free_round,
-            )
-            if self.accounts.saved(player, account):
-                owed = [i for i in account.owed_items() if i["transaction_id"] == credit_id]
-                return played, owed[0]
+            if isinstance(decided, int):  # recorded by another process meanwhile
+                if debit.transaction_id is not None:
+                    self._owe_rollback(debit, "the spin was already recorded")
+                return self._replayed(debit.player_id, decided)
+            played, credit, aggregates = decided
+            if self.accounts.saved(*aggregates):
+                return played, credit
         raise ConcurrentUpdate(f"player {debit.player_id!r} is busy, try again")
+
+    def _decide_round(
+        self, player: Player, account: WalletAccount, debit: _Debit, session_id: str,
+        request_id: str, free_round: str | None, balance: int | None,
+    ) -> int | tuple[dict[str, Any], dict[str, Any], tuple[Player, WalletAccount]]:
+        """The round played with its credit owed (both pending), or the StakePlaced version of
+        the round this request already played."""
+        if debit.transaction_id is not None and debit.transaction_id not in account.debits:
+            raise WalletUnavailable("the debit was rolled back meanwhile; no round was played")
+        recorded = player.spin_replayed(session_id, debit.stake, request_id)
+        if recorded is not None:
+            return recorded
+        if balance is not None:
+            player.report_wallet_balance(balance + debit.stake)
+        player.spin(
+            session_id, debit.stake, request_id, secrets.token_bytes(32), free_round,
+            self.app.clock(),
+        )
+        played = round_view(round_event_payload(e) for e in player.pending_events if _in_round(e))
+        credit_id = uuid4().hex
+        account.owe_credit(
+            credit_id, debit.transaction_id, session_id, played["round_id"],
+            int(played["total_win"]), free_round,
+        )
+        [credit] = [i for i in account.owed_items() if i["transaction_id"] == credit_id]
+        return played, credit, (player, account)
 
     def _replayed(self, player_id: str, start_version: int) -> dict[str, Any]:
         played: dict[str, Any] = self.app._round_from(player_aggregate_id(player_id),
