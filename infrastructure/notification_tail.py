@@ -20,14 +20,19 @@ class NotificationTail:
 
     def new_events(self) -> list[Any]:
         """The domain events of these topics recorded since the last call (all, the first time)."""
+        return [self._app.mapper.to_domain_event(n) for n in self.new_notifications()]
+
+    def new_notifications(self) -> list[Any]:
+        """The same, as stored (topic, originator id and version; decoding is left to the
+        caller, who may need few of them)."""
         found: list[Any] = []
         with self._lock:
             while True:
                 notifications = self._app.recorder.select_notifications(
                     start=self._position + 1, limit=_READ, topics=self._topics
                 )
-                for notification in notifications:
-                    found.append(self._app.mapper.to_domain_event(notification))
-                    self._position = max(self._position, int(notification.id))
+                found.extend(notifications)
+                if notifications:
+                    self._position = max(self._position, int(notifications[-1].id))
                 if len(notifications) < _READ:
                     return found

@@ -111,6 +111,7 @@ class Outbox:
         self._tail = NotificationTail(application, WALLET_EVENT_TOPICS)
         self._players: dict[UUID, str] = {}  # account id -> player id, every account seen
         self._candidates: set[str] = set()  # players whose account may owe something
+        self._heads: dict[str, int] = {}  # player id -> the newest account version seen
         self._due: dict[str, tuple[float, float]] = {}  # transaction id -> (next try, delay)
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -160,6 +161,9 @@ class Outbox:
         now = self.clock().timestamp()
         counts = {"credit": 0, "rollback": 0}
         for player_id in sorted(self._candidates):
+            if self._settled_in_memory(player_id):
+                self._candidates.discard(player_id)
+                continue
             account = await asyncio.to_thread(self.accounts.get, player_id)
             if account is None:
                 continue
@@ -203,12 +207,28 @@ class Outbox:
 
     def catch_up(self) -> None:
         """Read the notification log's new WalletAccount events: which accounts may owe."""
-        for event in self._tail.new_events():
-            if isinstance(event, WalletAccount.Opened):
-                self._players[event.originator_id] = event.player_id
-            player_id = self._players.get(event.originator_id)
+        for notification in self._tail.new_notifications():
+            account_id = notification.originator_id
+            if notification.topic == WalletAccount.Opened.TOPIC:
+                opened = self.app.mapper.to_domain_event(notification)
+                self._players[account_id] = opened.player_id
+            player_id = self._players.get(account_id)
             if player_id is not None:
                 self._candidates.add(player_id)
+                self._heads[player_id] = max(
+                    self._heads.get(player_id, 0), int(notification.originator_version)
+                )
+
+    def _settled_in_memory(self, player_id: str) -> bool:
+        """Whether this process already knows the account's newest event and it owes nothing
+        (the common case after a spin settled here: no need to read the store)."""
+        known = self.accounts.cached(player_id)
+        return (
+            known is not None
+            and known.version >= self._heads.get(player_id, 0)
+            and not known.owed
+            and not known.debits
+        )
 
     def owed(self) -> list[dict[str, Any]]:
         """Every credit and rollback not yet acknowledged (GET /audit/wallet?status=owed)."""
