@@ -94,7 +94,11 @@ def parse_round_id(round_id: str) -> tuple[str, int] | None:
 
 
 def topic_of(cls: type) -> str:
-    """The stored topic of an event class (as eventsourcing names it)."""
+    """The stored topic of an event class (as eventsourcing names it: its explicit TOPIC if it
+    has one, else module:qualname), so a chain's digests match what the store holds."""
+    explicit = getattr(cls, "TOPIC", None)
+    if isinstance(explicit, str) and explicit:
+        return explicit
     return f"{cls.__module__}:{cls.__qualname__}"
 
 

@@ -30,6 +30,7 @@ from eventsourcing.application import AggregateNotFoundError, Application, Proce
 from eventsourcing.domain import Aggregate, Snapshot
 from eventsourcing.persistence import IntegrityError, Mapper
 
+import domain.wallet_account  # noqa: F401 - registers its stored topics for every reader
 from domain.errors import (
     PlayerExists,
     PlayerNotFound,

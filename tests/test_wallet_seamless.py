@@ -4,6 +4,9 @@ server with fault injection), on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -212,3 +215,26 @@ def test_metrics_count_what_is_owed_and_time_the_wallet(
     text = client.get("/metrics").text
     assert 'pumpkin_wallet_call_seconds_count{call="debit",outcome="200"} 1.0' in text
     assert 'pumpkin_wallet_owed{kind="credit"}' in text
+
+
+def test_pumpkin_verify_in_a_new_process_reads_the_wallet_streams(
+    store_url: str, served: Any, wallet: ReferenceWallet
+) -> None:
+    client, service, clock = served
+    player = WalletPlayer(client, wallet)
+    wallet.inject("fail_after", "debit")
+    assert player.spin(100).status_code == 503
+    assert player.spin(100).status_code == 200
+    granted = client.post(
+        f"/players/{player.player_id}/free-rounds", headers=bearer(OPERATOR),
+        json={"campaign_id": "c", "rounds": 1, "stake": 100, "request_id": "g"},
+    )
+    assert granted.status_code == 201
+    assert player.spin(None, free_round="c").status_code == 200
+    settle(service, clock)
+    done = subprocess.run(
+        [sys.executable, "-c", "from infrastructure.cli import main; main()", "verify"],
+        env={**os.environ, "PUMPKIN_DATABASE_URL": store_url}, capture_output=True, text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
