@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -34,23 +35,32 @@ SECRET = "bench-wallet-secret"
 FUNDS = 10**11
 
 
-@contextmanager
-def reference_wallet() -> Iterator[str]:
-    """The reference wallet in its own process; every unknown player starts with FUNDS."""
+def start_wallet(
+    secret: str, balance: int, output: Any = None
+) -> tuple[str, subprocess.Popen[bytes]]:
+    """The reference wallet in its own process (every unknown player starts with `balance`),
+    answering; its URL and process."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "infrastructure.wallet.reference", "--port", str(port),
-         "--secret", SECRET, "--balance", str(FUNDS)],
-        cwd=Path(__file__).resolve().parent.parent,
+         "--secret", secret, "--balance", str(balance)],
+        cwd=Path(__file__).resolve().parent.parent, stdout=output, stderr=output,
     )
     url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            httpx.get(f"{url}/_control/state", timeout=1)
+            return url, process
+        except httpx.TransportError:
+            time.sleep(0.05)
+    process.kill()
+    raise RuntimeError("the reference wallet did not start")
+
+
+@contextmanager
+def reference_wallet() -> Iterator[str]:
+    url, process = start_wallet(SECRET, FUNDS)
     try:
-        for _ in range(200):
-            try:
-                httpx.get(f"{url}/_control/state", timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.05)
         yield url
     finally:
         process.terminate()

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +38,8 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fault_tools import AUDITOR, OPERATOR, Server, free_port, fresh_postgres_database  # noqa: E402
+from bench_wallet import start_wallet  # noqa: E402
+from fault_tools import AUDITOR, OPERATOR, Server, fresh_postgres_database  # noqa: E402
 from soak import pumpkin_verify  # noqa: E402
 
 SECRET = "wallet-soak-secret-0123456789"
@@ -63,21 +63,8 @@ class Wallet:
     """The reference wallet in its own process, driven through its control endpoints."""
 
     def __init__(self, workdir: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         self.log = (workdir / "wallet.log").open("w")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "infrastructure.wallet.reference", "--port", str(self.port),
-             "--secret", SECRET, "--balance", str(START)],
-            cwd=Path(__file__).resolve().parent.parent, stdout=self.log, stderr=self.log,
-        )
-        for _ in range(200):
-            try:
-                httpx.get(f"{self.url}/_control/state", timeout=1)
-                return
-            except httpx.TransportError:
-                time.sleep(0.05)
-        raise RuntimeError("the reference wallet did not start")
+        self.url, self.process = start_wallet(SECRET, START, self.log)
 
     def control(self, what: str, body: dict[str, Any]) -> None:
         httpx.post(f"{self.url}/_control/{what}", json=body, timeout=5).raise_for_status()
