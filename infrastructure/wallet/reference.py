@@ -22,14 +22,14 @@ Run standalone: `python -m infrastructure.wallet.reference --port 9000 --secret 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import hashlib
 import hmac
 import json
 import random
+import socket
 import threading
-import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULTS = ("fail_before", "fail_after", "timeout", "refuse", "drop")
@@ -128,73 +128,89 @@ class Ledger:
             }
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive: the service's pooled client reuses connections
-    # Headers and body go out in two writes: with Nagle's algorithm the second waited for the
-    # client's delayed ACK (40 ms) on every call.
-    disable_nagle_algorithm = True
-    server: _WalletServer
+class _Server:
+    """HTTP/1.1 with keep-alive on asyncio streams, one event loop: small and cheap enough that
+    the wallet does not weigh on a benchmark sharing its cores (the standard library's threaded
+    server parsed headers with the email package and took a thread per connection)."""
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
-        return  # quiet: a benchmark sends thousands
+    def __init__(self, secret: str, ledger: Ledger) -> None:
+        self.secret = secret
+        self.ledger = ledger
 
-    def do_GET(self) -> None:  # noqa: N802 - the base's name
-        if self.path == "/_control/state":
-            self._send(200, self.server.ledger.state())
-        else:
-            self._send(404, {"error": "not_found"})
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                request_line = await reader.readline()
+                if not request_line:
+                    return
+                method, path, *_ = request_line.decode("latin-1").split()
+                headers: dict[str, str] = {}
+                while (line := await reader.readline()) not in (b"\r\n", b"\n", b""):
+                    name, _, value = line.decode("latin-1").partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                raw = await reader.readexactly(int(headers.get("content-length") or 0))
+                answer = await self._answer(method, path, headers, raw)
+                if answer is None:  # fault: drop the connection without a word
+                    return
+                status, body = answer
+                data = json.dumps(body).encode("utf-8")
+                writer.write(
+                    f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}\r\n"
+                    f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+                    .encode("latin-1") + data
+                )
+                await writer.drain()
+        except (OSError, ValueError, asyncio.IncompleteReadError):
+            return
+        finally:
+            writer.close()
 
-    def do_POST(self) -> None:  # noqa: N802 - the base's name
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        path = self.path.strip("/")
+    async def _answer(
+        self, method: str, path: str, headers: dict[str, str], raw: bytes
+    ) -> tuple[int, dict[str, Any]] | None:
+        path = path.strip("/")
+        if method == "GET":
+            if path == "_control/state":
+                return 200, self.ledger.state()
+            return 404, {"error": "not_found"}
         if path.startswith("_control/"):
-            self._control(path.removeprefix("_control/"), raw)
-            return
+            return self._control(path.removeprefix("_control/"), raw)
         if path not in CALLS:
-            self._send(404, {"error": "not_found"})
-            return
-        expected = signature(self.server.secret, raw)
-        if not hmac.compare_digest(self.headers.get("X-Pumpkin-Signature", ""), expected):
-            self._send(401, {"error": "bad_signature"})
-            return
+            return 404, {"error": "not_found"}
+        expected = signature(self.secret, raw)
+        if not hmac.compare_digest(headers.get("x-pumpkin-signature", ""), expected):
+            return 401, {"error": "bad_signature"}
         try:
             body = json.loads(raw)
         except ValueError:
-            self._send(400, {"error": "invalid_json"})
-            return
-        fault = self.server.ledger.fault_for(path)
+            return 400, {"error": "invalid_json"}
+        fault = self.ledger.fault_for(path)
         if fault is not None and fault.fault == "fail_before":
-            self._send(500, {"error": "injected"})
-            return
+            return 500, {"error": "injected"}
         if fault is not None and fault.fault == "refuse":
-            self._send(403, {"error": "refused"})
-            return
+            return 403, {"error": "refused"}
         try:
-            status, answer = self.server.ledger.apply(path, body)
+            status, answer = self.ledger.apply(path, body)
         except (KeyError, TypeError, ValueError):
-            self._send(400, {"error": "invalid_request"})
-            return
+            return 400, {"error": "invalid_request"}
         if fault is None:
-            self._send(status, answer)
-        elif fault.fault == "fail_after":
-            self._send(500, {"error": "injected"})
-        elif fault.fault == "timeout":
-            time.sleep(fault.delay)
-            self._send(status, answer)
-        else:  # drop
-            self.close_connection = True
-            self.connection.close()
+            return status, answer
+        if fault.fault == "fail_after":
+            return 500, {"error": "injected"}
+        if fault.fault == "timeout":
+            await asyncio.sleep(fault.delay)
+            return status, answer
+        return None  # drop
 
-    def _control(self, what: str, raw: bytes) -> None:
-        ledger = self.server.ledger
+    def _control(self, what: str, raw: bytes) -> tuple[int, dict[str, Any]]:
+        ledger = self.ledger
         body = json.loads(raw or b"{}")
         if what == "players":
             with ledger.lock:
                 ledger.balances[str(body["player_id"])] = int(body["balance"])
         elif what == "faults":
             if body.get("fault") not in FAULTS:
-                self._send(422, {"error": f"fault is one of {FAULTS}"})
-                return
+                return 422, {"error": f"fault is one of {FAULTS}"}
             with ledger.lock:
                 ledger.faults.append(Fault(
                     call=str(body.get("call", "*")), fault=str(body["fault"]),
@@ -205,42 +221,27 @@ class _Handler(BaseHTTPRequestHandler):
             with ledger.lock:
                 ledger.faults.clear()
         else:
-            self._send(404, {"error": "not_found"})
-            return
-        self._send(200, {"ok": True})
-
-    def _send(self, status: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode("utf-8")
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-        except OSError:
-            self.close_connection = True  # the caller gave up (its timeout): nobody to answer
+            return 404, {"error": "not_found"}
+        return 200, {"ok": True}
 
 
-class _WalletServer(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256  # the default backlog of 5 reset a pool's burst of connections
-
-    def __init__(self, address: tuple[str, int], secret: str, ledger: Ledger) -> None:
-        super().__init__(address, _Handler)
-        self.secret = secret
-        self.ledger = ledger
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 402: "Payment Required",
+            403: "Forbidden", 404: "Not Found", 409: "Conflict", 422: "Unprocessable Entity",
+            500: "Internal Server Error"}
 
 
 class ReferenceWallet:
-    """The wallet on 127.0.0.1 (port 0: a free one) in a thread of this process."""
+    """The wallet on 127.0.0.1 (port 0: a free one), its event loop in a thread of this
+    process (start/stop), or in the main thread (`run_forever`, the standalone command)."""
 
     def __init__(self, secret: str, port: int = 0, default_balance: int = 0) -> None:
         self.ledger = Ledger(default_balance=default_balance)
-        self._server = _WalletServer(("127.0.0.1", port), secret, self.ledger)
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="reference-wallet", daemon=True
-        )
+        self._handler = _Server(secret, self.ledger)
+        self._socket = socket.create_server(("127.0.0.1", port), backlog=512)
+        self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopped: asyncio.Event | None = None
+        self._thread: threading.Thread | None = None
 
     def __enter__(self) -> ReferenceWallet:
         self.start()
@@ -250,11 +251,31 @@ class ReferenceWallet:
         self.stop()
 
     def start(self) -> None:
+        ready = threading.Event()
+        self._thread = threading.Thread(
+            target=lambda: asyncio.run(self._serve(ready)), name="reference-wallet", daemon=True
+        )
         self._thread.start()
+        ready.wait(10)
+
+    def run_forever(self) -> None:
+        asyncio.run(self._serve(threading.Event()))
+
+    async def _serve(self, ready: threading.Event) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopped = asyncio.Event()
+        server = await asyncio.start_server(self._handler.serve, sock=self._socket)
+        ready.set()
+        async with server:
+            await self._stopped.wait()
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        loop, stopped = self._loop, self._stopped
+        if loop is not None and stopped is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(stopped.set)
+        if self._thread is not None:
+            self._thread.join(10)
+        self._socket.close()
 
     def set_balance(self, player_id: str, balance: int) -> None:
         with self.ledger.lock:
@@ -278,13 +299,10 @@ def main() -> None:
     parser.add_argument("--secret", required=True)
     parser.add_argument("--balance", type=int, default=0, help="an unknown player's balance")
     args = parser.parse_args()
-    wallet = ReferenceWallet(args.secret, args.port, args.balance)
     try:
-        wallet._server.serve_forever()
+        ReferenceWallet(args.secret, args.port, args.balance).run_forever()
     except KeyboardInterrupt:
         pass
-    finally:
-        wallet._server.server_close()
 
 
 if __name__ == "__main__":
