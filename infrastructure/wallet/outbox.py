@@ -56,9 +56,12 @@ def call_body(item: dict[str, Any], currency: str) -> dict[str, Any]:
 
 
 async def settle_one(
-    client: WalletClient, accounts: Accounts, item: dict[str, Any], currency: str
+    client: WalletClient, accounts: Accounts, item: dict[str, Any], currency: str,
+    defer_ack: Callable[[str, str, int], None] | None = None,
 ) -> bool:
-    """Send one owed item; record the answer. True when the wallet acknowledged it."""
+    """Send one owed item; record the answer. True when the wallet acknowledged it.
+    defer_ack: hand a 200 to it (player, transaction, balance) to be recorded with the
+    player's next account save instead of in a transaction of its own."""
     transaction_id = str(item["transaction_id"])
     try:
         answer = await client.call(str(item["kind"]), call_body(item, currency))
@@ -68,6 +71,9 @@ async def settle_one(
         if answer.status == 200:
             balance = answer.balance
             player_id = str(item["player_id"])
+            if defer_ack is not None:
+                defer_ack(player_id, transaction_id, balance)
+                return True
             known = accounts.cached(player_id)  # no read: a stale copy conflicts
             if known is not None:
                 known.acknowledge(transaction_id, balance)
@@ -112,6 +118,10 @@ class Outbox:
         self._players: dict[UUID, str] = {}  # account id -> player id, every account seen
         self._candidates: set[str] = set()  # players whose account may owe something
         self._heads: dict[str, int] = {}  # player id -> the newest account version seen
+        # Acknowledgements the wallet gave that are not in the store yet: recorded with the
+        # player's next account save (a spin's), or by the next pass; lost in a crash, they
+        # are only sent again (same transaction id, the wallet answers as the first time).
+        self._acks: dict[str, dict[str, int]] = {}
         self._due: dict[str, tuple[float, float]] = {}  # transaction id -> (next try, delay)
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -135,6 +145,41 @@ class Outbox:
         if loop is not None and wake is not None and not loop.is_closed():
             loop.call_soon_threadsafe(wake.set)
 
+    # -- acknowledgements recorded later ---------------------------------------------------------
+
+    def defer_ack(self, player_id: str, transaction_id: str, balance: int) -> None:
+        self._acks.setdefault(player_id, {})[transaction_id] = balance
+
+    def fold_acks(self, account: WalletAccount) -> list[str]:
+        """Record the player's acknowledgements not yet stored on `account` (pending events to
+        be saved with it); the transaction ids folded."""
+        folded = dict(self._acks.get(account.player_id, {}))
+        for transaction_id, balance in folded.items():
+            account.acknowledge(transaction_id, balance)
+        return list(folded)
+
+    def acks_recorded(self, player_id: str, transaction_ids: list[str]) -> None:
+        acks = self._acks.get(player_id)
+        if acks is None:
+            return
+        for transaction_id in transaction_ids:
+            acks.pop(transaction_id, None)
+        if not acks:
+            self._acks.pop(player_id, None)
+
+    def unrecorded_acks(self, player_id: str) -> dict[str, int]:
+        return self._acks.get(player_id, {})
+
+    async def _flush_acks(self) -> None:
+        for player_id in list(self._acks):
+            folded: list[str] = []
+
+            def fold(account: WalletAccount, folded: list[str] = folded) -> None:
+                folded[:] = self.fold_acks(account)
+
+            await asyncio.to_thread(_change, self.accounts, player_id, fold)
+            self.acks_recorded(player_id, folded)
+
     # -- the loop --------------------------------------------------------------------------------
 
     async def run(self) -> None:
@@ -156,6 +201,7 @@ class Outbox:
 
     async def pass_once(self) -> int:
         """One look at everything that may be owed; the number of items acknowledged."""
+        await self._flush_acks()
         await asyncio.to_thread(self.catch_up)
         acknowledged = 0
         now = self.clock().timestamp()
@@ -177,7 +223,8 @@ class Outbox:
                 await asyncio.to_thread(_change, self.accounts, player_id, roll_back)
                 account = await asyncio.to_thread(self.accounts.get, player_id)
                 assert account is not None
-            items = account.owed_items()
+            unrecorded = self.unrecorded_acks(player_id)
+            items = [i for i in account.owed_items() if i["transaction_id"] not in unrecorded]
             if not items and not account.debits:
                 self._candidates.discard(player_id)
                 continue
@@ -238,6 +285,7 @@ class Outbox:
             account = self.accounts.get(player_id)
             if account is None:
                 continue
+            unrecorded = self.unrecorded_acks(player_id)
             owed.extend(
                 {
                     "kind": item["kind"], "transaction_id": item["transaction_id"],
@@ -246,5 +294,6 @@ class Outbox:
                     "last_error": item["last_error"],
                 }
                 for item in account.owed_items()
+                if item["transaction_id"] not in unrecorded
             )
         return owed

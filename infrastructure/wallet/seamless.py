@@ -118,7 +118,9 @@ class SeamlessWalletService:
         if isinstance(recorded, dict):
             return recorded  # another process recorded this request meanwhile (debit undone)
         played, credit = recorded
-        settled = await settle_one(self.client, self.accounts, credit, self.currency)
+        settled = await settle_one(
+            self.client, self.accounts, credit, self.currency, self.outbox.defer_ack
+        )
         if not settled:
             self.outbox.wake()
         return {**played, "settlement": "settled" if settled else "pending",
@@ -145,7 +147,11 @@ class SeamlessWalletService:
                 decided = None
             if isinstance(decided, tuple):
                 debit, pending = decided
-                if pending is None or await self.accounts.saved_async(pending):
+                if pending is None:
+                    return debit
+                folded = self.outbox.fold_acks(pending)
+                if await self.accounts.saved_async(pending):
+                    self.outbox.acks_recorded(player_id, folded)
                     return debit
         return await asyncio.to_thread(
             self._prepare, player_id, session_id, stake, request_id, free_round
@@ -164,7 +170,11 @@ class SeamlessWalletService:
             if isinstance(decided, int):
                 return self._replayed(player_id, decided)
             debit, pending = decided
-            if pending is None or self.accounts.saved(pending):
+            if pending is None:
+                return debit
+            folded = self.outbox.fold_acks(pending)
+            if self.accounts.saved(pending):
+                self.outbox.acks_recorded(player_id, folded)
                 return debit
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
 
@@ -250,7 +260,9 @@ class SeamlessWalletService:
                 decided = None
             if isinstance(decided, tuple):
                 played, credit, aggregates = decided
+                folded = self.outbox.fold_acks(aggregates[1])
                 if await self.accounts.saved_async(*aggregates):
+                    self.outbox.acks_recorded(debit.player_id, folded)
                     return played, credit
         return await asyncio.to_thread(
             self._record_round, debit, session_id, request_id, free_round, balance
@@ -276,7 +288,9 @@ class SeamlessWalletService:
                     self._owe_rollback(debit, "the spin was already recorded")
                 return self._replayed(debit.player_id, decided)
             played, credit, aggregates = decided
+            folded = self.outbox.fold_acks(aggregates[1])
             if self.accounts.saved(*aggregates):
+                self.outbox.acks_recorded(debit.player_id, folded)
                 return played, credit
         raise ConcurrentUpdate(f"player {debit.player_id!r} is busy, try again")
 
@@ -314,8 +328,10 @@ class SeamlessWalletService:
 
     def settlement(self, player_id: str, round_id: str) -> str:
         account = self.accounts.get(player_id)
+        acknowledged = self.outbox.unrecorded_acks(player_id)  # by the wallet, not yet stored
         owed = account is not None and any(
             item["kind"] == "credit" and item["round_id"] == round_id
+            and item["transaction_id"] not in acknowledged
             for item in account.owed_items()
         )
         return "pending" if owed else "settled"
