@@ -36,6 +36,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "forbidden": 403,
     "payload_too_large": 413,
     "rate_limited": 429,
+    "too_many_exports": 429,
     "external_wallet": 409,
     "wallet_refused": 409,
     "no_free_rounds": 409,
