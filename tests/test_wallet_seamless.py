@@ -212,7 +212,7 @@ def test_metrics_count_what_is_owed_and_time_the_wallet(
     wallet.inject("fail_before", "credit", count=1)
     player.spin(100)
     settle(service, clock)
-    text = client.get("/metrics").text
+    text = client.get("/metrics", headers=bearer(AUDITOR)).text
     assert 'pumpkin_wallet_call_seconds_count{call="debit",outcome="200"} 1.0' in text
     assert 'pumpkin_wallet_owed{kind="credit"}' in text
 
