@@ -238,3 +238,16 @@ def test_pumpkin_verify_in_a_new_process_reads_the_wallet_streams(
         timeout=300,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_a_wallet_url_without_its_secret_is_refused_at_start() -> None:
+    from pydantic import ValidationError
+
+    from infrastructure.settings import Settings
+
+    with pytest.raises((ValueError, ValidationError), match="PUMPKIN_WALLET_SECRET"):
+        Settings(wallet_url="http://127.0.0.1:9/")
+    with pytest.raises(ValidationError):
+        Settings(wallet_url="ftp://wallet", wallet_secret="s")
+    with pytest.raises(ValidationError):
+        Settings(currency="euro")
