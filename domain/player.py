@@ -142,6 +142,7 @@ class Player(Aggregate):
         self.recent: dict[str, list[Any]] = {}  # request_id -> [fingerprint, result ref]
         self.sessions: dict[str, list[Any]] = {}  # session_id -> [open, spins, staked, won]
         self.round_session = ""  # the session of the round being recorded
+        self.free_rounds = {}
         self.chain_head = GENESIS
 
     @classmethod
