@@ -42,9 +42,12 @@ class WalletAccount(Aggregate):
     TOPIC = "pumpkin:WalletAccount"
 
     class Event(ChainLink, Aggregate.Event):
-        TOPIC = "pumpkin:WalletAccount.Event"
+        # No TOPIC: never stored, so a subclass that forgets its own fails at import.
         JSON_NATIVE_STATE = True
         prev_hash: str
+
+    class Created(Event, Aggregate.Created):
+        TOPIC = "pumpkin:WalletAccount.Created"  # the library's default; Opened is used
 
     class Opened(ChainLink, Aggregate.Created):
         TOPIC = "pumpkin:WalletAccount.Opened"

@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from domain.free_rounds import campaign_view, free_round_stake, is_live
-from domain.player import Player, check_request_id
+from domain.identifiers import check_request_id
+from domain.player import Player
 
 T = TypeVar("T")
 

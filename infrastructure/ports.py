@@ -33,7 +33,7 @@ class GameService(Protocol):
     def spin(
         self, session_id: str, stake: int | None, request_id: str, free_round: str | None = None
     ) -> dict[str, Any]:
-        """The whole round, settled, as CONTRACT.md's round (domain.recall.round_view).
+        """The whole round, settled, as docs/CONTRACT.md's round (domain.recall.round_view).
         free_round: a campaign's free round (stake None: the campaign's)."""
         ...
 
