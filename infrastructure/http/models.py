@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
+
+from infrastructure.http import schema_rules
 
 
 class Body(BaseModel):
@@ -15,17 +17,21 @@ class Body(BaseModel):
 
 
 class NewPlayer(Body):
-    player_id: StrictStr
+    player_id: StrictStr = Field(json_schema_extra=schema_rules.PLAYER_ID)
 
 
 class MoneyMovement(Body):
-    amount: StrictInt
-    request_id: StrictStr
+    amount: StrictInt = Field(json_schema_extra=schema_rules.AMOUNT)
+    request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
 
 
 class SpinRequest(Body):
-    stake: StrictInt | None = None  # may be left out of a free round (its campaign's stake)
-    request_id: StrictStr
+    stake: StrictInt | None = Field(
+        default=None,
+        description="minor units, one of the rules document's `stakes` (may be left out of a "
+        "free round: its campaign's)",
+    )
+    request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
     free_round: StrictStr | None = None  # a campaign id: play one of its free rounds
 
     @model_validator(mode="after")
@@ -40,7 +46,7 @@ class FreeRoundsGrant(Body):
     rounds: StrictInt
     stake: StrictInt
     expires_at: StrictStr | None = None
-    request_id: StrictStr
+    request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
 
 
 class Empty(Body):

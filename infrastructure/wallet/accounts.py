@@ -13,7 +13,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, ProcessingEvent
-from eventsourcing.domain import Aggregate, Snapshot
+from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import IntegrityError
 
 from domain.player import Player
@@ -61,7 +61,7 @@ class Accounts:
     def get_or_open(self, player_id: str) -> WalletAccount:
         return self.get(player_id) or WalletAccount.open(player_id)
 
-    async def saved_async(self, *aggregates: Aggregate) -> bool:
+    async def saved_async(self, *aggregates: Any) -> bool:
         """`saved` from an event loop: on PostgreSQL through the loop's own group commit (as
         the built-in spin saves, infrastructure/async_commit.py), else in a worker thread."""
         app = self.app
@@ -88,7 +88,7 @@ class Accounts:
             await asyncio.to_thread(app._write_snapshots, due)
         return True
 
-    def saved(self, *aggregates: Aggregate) -> bool:
+    def saved(self, *aggregates: Any) -> bool:
         """Record in one transaction (the application's save); False if a version was taken."""
         accounts = [a for a in aggregates if isinstance(a, WalletAccount)]
         marks = [(a, a.version - len(a.pending_events)) for a in accounts]

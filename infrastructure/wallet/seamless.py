@@ -32,6 +32,7 @@ from domain.recall import round_view
 from domain.wallet_account import WalletAccount
 from infrastructure.application import ConcurrentUpdate, _in_round
 from infrastructure.free_round_commands import spin_stake
+from infrastructure.request_keys import issued_keys
 from infrastructure.wallet.accounts import Accounts
 from infrastructure.wallet.client import WalletClient
 from infrastructure.wallet.errors import (
@@ -65,6 +66,14 @@ class SeamlessWalletService:
         return getattr(self.app, name)  # everything the wallet does not change
 
     # -- wiring (infrastructure/bootstrap.py) -----------------------------------------------------
+
+    @property
+    def on_conflict_retry(self) -> Any:
+        return self.app.on_conflict_retry
+
+    @on_conflict_retry.setter
+    def on_conflict_retry(self, hook: Any) -> None:
+        self.app.on_conflict_retry = hook  # the application's retries, counted in /metrics
 
     def bind_metrics(self, registry: Any) -> None:
         self.client.bind_metrics(registry)
@@ -297,7 +306,7 @@ class SeamlessWalletService:
     def _decide_round(
         self, player: Player, account: WalletAccount, debit: _Debit, session_id: str,
         request_id: str, free_round: str | None, balance: int | None,
-    ) -> int | tuple[dict[str, Any], dict[str, Any], tuple[Player, WalletAccount]]:
+    ) -> int | tuple[dict[str, Any], dict[str, Any], tuple[Any, ...]]:
         """The round played with its credit owed (both pending), or the StakePlaced version of
         the round this request already played."""
         if debit.transaction_id is not None and debit.transaction_id not in account.debits:
@@ -318,7 +327,8 @@ class SeamlessWalletService:
             int(played["total_win"]), free_round,
         )
         [credit] = [i for i in account.owed_items() if i["transaction_id"] == credit_id]
-        return played, credit, (player, account)
+        # The request's durable key (infrastructure/request_keys.py) is saved with the round.
+        return played, credit, (player, account, *issued_keys(player, request_id))
 
     def _replayed(self, player_id: str, start_version: int) -> dict[str, Any]:
         played: dict[str, Any] = self.app._round_from(player_aggregate_id(player_id),
