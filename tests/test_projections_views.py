@@ -267,7 +267,9 @@ def test_a_failing_view_does_not_hold_the_others_back_and_catches_up_once_fixed(
         with pytest.raises(RuntimeError):
             runner.catch_up()
         reached = {p.name: p.position for p in runner.projections}
-        assert reached == {"balances": end, "rounds": 0, "audit": end, "stats": end}
+        assert reached == {
+            "balances": end, "rounds": 0, "audit": end, "stats": end, "rtp_growth": end
+        }
         monkeypatch.undo()
         assert runner.catch_up() == end
     finally:

@@ -63,4 +63,5 @@ def open_session(
 ) -> SessionOpened:
     caller.may_change_money()
     session_id, token = deps.service.open_session(player_id)
-    return SessionOpened(session_id=session_id, token=token)
+    commitment = deps.service.session(session_id)["seed_commitment"]
+    return SessionOpened(session_id=session_id, token=token, seed_commitment=commitment)
