@@ -1,7 +1,9 @@
 """Simulated rounds per second through the live engine's kernel, with 2 worker processes,
 beside two same-run baselines: 1 worker, and the raw ChaCha20 stream alone (the RNG floor).
 
-    .venv/bin/python bench/bench_engine.py [--spins 40000000] [--level 0]
+    .venv/bin/python bench/bench_engine.py [--spins 40000000] [--level 0] [--ray]
+
+--ray also plays the same rounds on a local Ray (2 CPUs) and prints its overhead ratio.
 
 Target (issue 2): 500,000 rounds/s with --workers 2; aim 2,000,000.
 """
@@ -9,6 +11,7 @@ Target (issue 2): 500,000 rounds/s with --workers 2; aim 2,000,000.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import time
 
@@ -16,12 +19,24 @@ from domain.model import current_model
 from domain.rng import keystream
 from infrastructure.simulator import simulate, spec_for
 
+SEED = os.urandom(32)  # one master seed: the 2-worker and the Ray run play the same rounds
 
-def rounds_per_second(spins: int, workers: int, level: int, hw: int, fs: int) -> float:
+
+def rounds_per_second(
+    spins: int, workers: int, level: int, hw: int, fs: int, on_ray: bool = False
+) -> float:
     spec = spec_for(current_model(), level=level, hw_halves=hw, fs_halves=fs,
-                    master_seed=os.urandom(32), spins=spins)
-    simulate(spec_for(current_model(), level=level, hw_halves=hw, fs_halves=fs,
-                      master_seed=os.urandom(32), spins=1000), workers=1)  # compile/load once
+                    master_seed=SEED, spins=spins)
+    warm = spec_for(current_model(), level=level, hw_halves=hw, fs_halves=fs,
+                    master_seed=os.urandom(32), spins=1000)
+    if on_ray:
+        from infrastructure.ray_simulator import simulate_on_ray
+
+        simulate_on_ray(warm)  # start Ray and load the kernel on its workers once
+        start = time.perf_counter()
+        simulate_on_ray(spec)
+        return spins / (time.perf_counter() - start)
+    simulate(warm, workers=1)  # compile/load once
     start = time.perf_counter()
     simulate(spec, workers=workers)
     return spins / (time.perf_counter() - start)
@@ -33,6 +48,7 @@ def main() -> None:
     parser.add_argument("--level", type=int, default=0)
     parser.add_argument("--hw", type=int, default=2, help="Hold & Win multiplier in halves")
     parser.add_argument("--fs", type=int, default=2, help="Free Spins multiplier in halves")
+    parser.add_argument("--ray", action="store_true", help="also the same rounds on a local Ray")
     args = parser.parse_args()
     keystream(os.urandom(32), 64)
     start = time.perf_counter()
@@ -45,6 +61,14 @@ def main() -> None:
     print(f"baseline: engine, 1 worker         {one:>12,.0f} rounds/s")
     print(f"engine, 2 workers                  {two:>12,.0f} rounds/s  "
           f"({two / one:.2f}x the 1-worker figure; target 500,000, aim 2,000,000)")
+    if args.ray:
+        import ray
+
+        ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
+        on_ray = rounds_per_second(args.spins, 2, args.level, args.hw, args.fs, on_ray=True)
+        ray.shutdown()
+        print(f"same rounds on a local Ray (2 CPUs) {on_ray:>12,.0f} rounds/s  "
+              f"({two / on_ray:.2f}x the time of 2 worker processes)")
 
 
 if __name__ == "__main__":

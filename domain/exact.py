@@ -75,10 +75,10 @@ def base_line_rtp(model: MathModel, scatter_ppm: int) -> tuple[float, float]:
     return line_expectation(paytable, reels)
 
 
-def free_spin_line_rtp(model: MathModel) -> tuple[float, float]:
+def free_spin_line_rtp(model: MathModel, scatter_ppm: int) -> tuple[float, float]:
     """A free spin's line pays in stakes (multiplier 1) before Wild Reels and Clover."""
     d = model.definition
-    scatter = d["free_spins_scatter_ppm"] / 1e6
+    scatter = scatter_ppm / 1e6
     reels = [
         _cell_distribution(d["free_spin_weights"], scatter, reel % 2 == 0) for reel in range(5)
     ]

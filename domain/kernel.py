@@ -45,6 +45,7 @@ from domain.layout import (
     P_HW_CELL_W,
     P_HW_COIN_W,
     P_JACKPOT_W,
+    P_KERNEL,
     P_PAY,
     P_SCATTER,
     P_WILD_REELS,
@@ -184,7 +185,7 @@ def _land_base(rng, P, level, hw_h, fs_h, cells, vals):  # type: ignore[no-untyp
             else:
                 cells[i] = s
     if level >= 3 and chance(rng, P[P_COLLECTOR]):
-        reel = below(rng, 5)
+        reel = below(rng, 5) if P[P_KERNEL] < 2 else _reel_without_scatter(rng, cells)
         top = below(rng, 2)
         for row in (top, top + 1):
             cells[reel * 3 + row] = NGC
@@ -206,6 +207,42 @@ def _land_base(rng, P, level, hw_h, fs_h, cells, vals):  # type: ignore[no-untyp
                     vals[i] = bonus
                     break
                 k -= 1
+
+
+@njit(cache=True)
+def _reel_without_scatter(rng, cells):  # type: ignore[no-untyped-def]
+    """Kernel 2: the Normal Game Collector lands on a reel with no scatter (reels 2 and 4 never
+    have one), uniformly, so it never covers a scatter."""
+    free = 0
+    for reel in range(5):
+        if _count_reel(cells, reel, SCATTER) == 0:
+            free += 1
+    k = below(rng, free)
+    for reel in range(5):
+        if _count_reel(cells, reel, SCATTER) == 0:
+            if k == 0:
+                return reel
+            k -= 1
+    return 0
+
+
+@njit(cache=True)
+def _count_reel(cells, reel, code):  # type: ignore[no-untyped-def]
+    n = 0
+    for row in range(3):
+        if cells[reel * 3 + row] == code:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _swap_possible(P, cells):  # type: ignore[no-untyped-def]
+    """Kernel 2 draws Clover Moon Swap's chance only on a screen where a winning swap exists
+    (kernel 1 drew it first and then found nothing to swap on some screens)."""
+    if P[P_KERNEL] < 2:
+        return True
+    runs = np.zeros(10, dtype=np.int64)
+    return swap_runs(cells, runs) > 0
 
 
 @njit(cache=True)
@@ -306,12 +343,9 @@ def _evaluate_lines(P, cells, tr, on, step):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _clover_moon_swap(rng, P, cells, tr, on, step):  # type: ignore[no-untyped-def]
-    """Swap paying symbols along one line into a single paying symbol so the screen wins.
-
-    Called only on a screen that won nothing; returns True if it swapped.
-    """
-    runs = np.zeros(10, dtype=np.int64)
+def swap_runs(cells, runs):  # type: ignore[no-untyped-def]
+    """Each line's run of paying symbols or wilds from reel 1 (into `runs`); returns how many
+    lines could be swapped into a win (a run of 3 or more): Clover Moon Swap's candidates."""
     candidates = 0
     for line in range(10):
         m = 0
@@ -323,6 +357,30 @@ def _clover_moon_swap(rng, P, cells, tr, on, step):  # type: ignore[no-untyped-d
         runs[line] = m
         if m >= 3:
             candidates += 1
+    return candidates
+
+
+@njit(cache=True)
+def apply_swap(cells, symbol, line, length):  # type: ignore[no-untyped-def]
+    """Swap the paying symbols of the first `length` cells of `line` into `symbol`; returns the
+    mask of the cells changed."""
+    mask = 0
+    for reel in range(length):
+        i = reel * 3 + _LINES[line, reel]
+        if cells[i] < N_PAYING and cells[i] != symbol:
+            cells[i] = symbol
+            mask |= 1 << i
+    return mask
+
+
+@njit(cache=True)
+def _clover_moon_swap(rng, P, cells, tr, on, step):  # type: ignore[no-untyped-def]
+    """Swap paying symbols along one line into a single paying symbol so the screen wins.
+
+    Called only on a screen that won nothing; returns True if it swapped.
+    """
+    runs = np.zeros(10, dtype=np.int64)
+    candidates = swap_runs(cells, runs)
     if candidates == 0:
         return False
     symbol = weighted(rng, P, P_CLOVER_W, N_PAYING)
@@ -335,12 +393,7 @@ def _clover_moon_swap(rng, P, cells, tr, on, step):  # type: ignore[no-untyped-d
                 break
             pick -= 1
     length = 3 + below(rng, runs[line] - 2)
-    mask = 0
-    for reel in range(length):
-        i = reel * 3 + _LINES[line, reel]
-        if cells[i] < N_PAYING and cells[i] != symbol:
-            cells[i] = symbol
-            mask |= 1 << i
+    mask = apply_swap(cells, symbol, line, length)
     _record(tr, on, R_CLOVER, step, symbol, mask, 0, 0, 0, 0)
     return True
 
@@ -413,6 +466,7 @@ def play(rng, P, level, hw_h, fs_h, tr, on, out):  # type: ignore[no-untyped-def
         and not boosted
         and activated == 0
         and free_spins == 0
+        and _swap_possible(P, cells)
         and chance(rng, P[P_CLOVER])
         and _clover_moon_swap(rng, P, cells, tr, on, 0)
     ):
@@ -559,6 +613,7 @@ def _free_spins(rng, P, level, awarded, step, tr, on, out):  # type: ignore[no-u
             level >= 2
             and lines == 0
             and more == 0
+            and _swap_possible(P, cells)
             and chance(rng, P[P_FS_CLOVER])
             and _clover_moon_swap(rng, P, cells, tr, on, step)
         ):
@@ -575,3 +630,12 @@ def _free_spins(rng, P, level, awarded, step, tr, on, out):  # type: ignore[no-u
     if level >= 5:
         out[O_FS_HALVES] = _X1_5
     return step
+
+
+# The steps the calculator (domain.calculator) reuses, so that it reads screens by the same rules.
+land_base = _land_base
+land_free_spin = _land_free_spin
+wild_reels = _wild_reels
+evaluate_lines = _evaluate_lines
+count_cells = _count
+coin_units = _coin_units

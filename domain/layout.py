@@ -24,7 +24,8 @@ P_WILD_REELS = 86
 P_CLOVER = 87
 P_COLLECTOR = 88  # Normal Game Collector
 P_BOOSTER = 89
-N_PARAMS = 90
+P_KERNEL = 90  # the model's kernel version (engine.kernel): rules that changed are gated on it
+N_PARAMS = 91
 
 # Kernel report (int64), in money units of stake / 20.
 O_WIN = 0

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from domain import layout as L
+from domain.board import BOOSTER_LEVEL, CLOVER_LEVEL, COLLECTOR_LEVEL, WILD_REELS_LEVEL
 from domain.errors import UnknownModelVersion
 from domain.progress import X1, X1_5, X3, multiplier_of
 from domain.symbols import PAYING
@@ -28,6 +29,14 @@ STATE_KEYS = (
     "clover_ppm",
     "collector_ppm",
     "booster_ppm",
+)
+# Triggering probabilities inside the features: one value for every state in version 1, set
+# state by state from version 2 on.
+FEATURE_KEYS = (
+    "free_spins_scatter_ppm",
+    "free_spins_wild_reels_ppm",
+    "free_spins_clover_ppm",
+    "hold_and_win_activation_ppm",
 )
 _STATE_SLOTS = {
     "scatter_ppm": L.P_SCATTER,
@@ -47,11 +56,21 @@ _TABLES = (
     ("hold_and_win_cell_weights", L.P_HW_CELL_W, 3),
     ("jackpot_weights", L.P_JACKPOT_W, 4),
 )
-_SCALARS = (
-    ("free_spins_scatter_ppm", L.P_FS_SCATTER),
-    ("free_spins_wild_reels_ppm", L.P_FS_WILD_REELS),
-    ("free_spins_clover_ppm", L.P_FS_CLOVER),
-    ("hold_and_win_activation_ppm", L.P_HW_ACTIVATION),
+# The level that unlocks each feature: below it its probabilities are 0.
+UNLOCK_LEVEL = {
+    "wild_reels_ppm": WILD_REELS_LEVEL,
+    "free_spins_wild_reels_ppm": WILD_REELS_LEVEL,
+    "clover_ppm": CLOVER_LEVEL,
+    "free_spins_clover_ppm": CLOVER_LEVEL,
+    "collector_ppm": COLLECTOR_LEVEL,
+    "booster_ppm": BOOSTER_LEVEL,
+}
+_SCALARS = tuple(
+    zip(
+        FEATURE_KEYS,
+        (L.P_FS_SCATTER, L.P_FS_WILD_REELS, L.P_FS_CLOVER, L.P_HW_ACTIVATION),
+        strict=True,
+    )
 )
 
 
@@ -87,6 +106,15 @@ class MathModel:
     def state(self, level: int, hw_halves: int, fs_halves: int) -> dict[str, int]:
         return dict(self.definition["states"][state_key(level, hw_halves, fs_halves)])
 
+    def probabilities(self, level: int, hw_halves: int, fs_halves: int) -> dict[str, int]:
+        """Every triggering probability of a state (ppm), the features' own included."""
+        table = self.state(level, hw_halves, fs_halves)
+        for name in FEATURE_KEYS:
+            if name not in table:  # version 1: one value for every state
+                table[name] = self.definition[name]
+        table.pop("scale_ppm", None)
+        return table
+
     def params(self, level: int, hw_halves: int, fs_halves: int) -> np.ndarray:
         """The kernel's parameter vector for a round starting in this state."""
         key = (self.version, state_key(level, hw_halves, fs_halves))
@@ -107,9 +135,10 @@ def _params(d: dict[str, Any], key: str) -> np.ndarray:
         if len(values) != size or min(values) < 0 or sum(values) <= 0:
             raise ValueError(f"{name}: {size} non-negative weights expected")
         p[offset : offset + size] = values
-    for name, offset in _SCALARS:
-        p[offset] = d[name]
     state = d["states"][key]
+    for name, offset in _SCALARS:
+        p[offset] = state.get(name, d.get(name))  # version 2 sets them state by state
+    p[L.P_KERNEL] = d["engine"]["kernel"]
     for name, offset in _STATE_SLOTS.items():
         p[offset] = state[name]
     p.setflags(write=False)
@@ -120,12 +149,15 @@ def load_definition(text: str) -> MathModel:
     return MathModel(json.loads(text))
 
 
+_BESIDE_MODELS = (".par.json", ".math.json")  # a model's PAR run and computed figures
+
+
 @cache
 def registry() -> dict[str, MathModel]:
     """Every published model, by version."""
     models: dict[str, MathModel] = {}
     for entry in resources.files("domain.models").iterdir():
-        if entry.name.endswith(".json") and not entry.name.endswith(".par.json"):
+        if entry.name.endswith(".json") and not entry.name.endswith(_BESIDE_MODELS):
             model = load_definition(entry.read_text())
             models[model.version] = model
     return models

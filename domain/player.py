@@ -41,13 +41,16 @@ from domain.board import MAX_WIN_X_STAKE
 from domain.engine import RoundOutcome, check_stake, play_round
 from domain.errors import (
     BalanceCap,
+    CampaignExists,
     InsufficientFunds,
+    NoFreeRounds,
     RequestIdReused,
     SessionClosed,
 )
 from domain.event_names import stored_name
 from domain.facts import JSON, ROUND_FACTS
 from domain.fairness import check_client_seed
+from domain.free_rounds import campaign_view, check_free_round, check_grant, is_past_expiry
 from domain.hashchain import GENESIS, STORED_DIGEST, digest_of
 from domain.identifiers import check_amount, check_player_id, check_request_id, is_player_id
 from domain.progress import NEW_PLAYER, Progress, recorded_progress
@@ -63,6 +66,7 @@ RECENT_SLACK = 1_024
 # A deposit that would pass it is refused; so is a spin whose largest possible win would (the
 # balance after the stake plus MAX_WIN_X_STAKE stakes), so a settlement never has to be.
 BALANCE_CAP = 2**53 - 1
+_NO_CAMPAIGNS: dict[str, list[Any]] = {}
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -117,6 +121,10 @@ class Player(Aggregate):
         prev_hash: str
         player_id: str
 
+    # campaign_id -> domain.free_rounds' campaign. A class default: players (and snapshots)
+    # from before free rounds have none; always replaced, never changed in place.
+    free_rounds = _NO_CAMPAIGNS  # unannotated: not a dataclass field
+
     def __init__(self, player_id: str) -> None:
         self.player_id = player_id
         self.balance = 0
@@ -128,6 +136,7 @@ class Player(Aggregate):
         self.recent: dict[str, list[Any]] = {}  # request_id -> [fingerprint, result ref]
         self.sessions: dict[str, list[Any]] = {}  # OPEN session_id -> entry (see above)
         self.round_session = ""  # the session of the round being recorded
+        self.free_rounds = {}
         self.chain_head = GENESIS
 
     @classmethod
@@ -149,6 +158,7 @@ class Player(Aggregate):
         state = dict(self.__dict__)
         state["recent"] = dict(self.recent)
         state["sessions"] = dict(self.sessions)
+        state["free_rounds"] = dict(self.free_rounds)
         state["_pending_events"] = []
         copy.__dict__.update(state)
         return copy
@@ -405,14 +415,14 @@ class Player(Aggregate):
                     client_seed=client_seed, seed=seed,
                 )
 
-    def check_spin(self, session_id: str, stake: int) -> None:
-        """Every rule a spin must pass before its seed is drawn."""
+    def check_spin(self, session_id: str, stake: int, free: bool = False) -> None:
+        """Every rule a spin must pass before its seed is drawn (free: a free round, unpaid)."""
         check_stake(stake)
         if not self._session(session_id)[0]:
             raise SessionClosed(f"session {session_id!r} is closed")
-        if stake > self.balance:
+        if stake > self.balance and not free:
             raise InsufficientFunds(f"balance {self.balance} is less than the stake {stake}")
-        if self.balance - stake + stake * MAX_WIN_X_STAKE > BALANCE_CAP:
+        if self.balance - (0 if free else stake) + stake * MAX_WIN_X_STAKE > BALANCE_CAP:
             raise BalanceCap(f"this stake's largest win could take the balance past {BALANCE_CAP}")
 
     def spin(
@@ -424,12 +434,18 @@ class Player(Aggregate):
         nonce: int | None = None,
         client_seed: str = "",
         at: datetime | None = None,
+        free_round: str | None = None,
     ) -> RoundOutcome:
         """Play and record one whole round: StakePlaced, the engine's facts, RoundSettled.
-        nonce: the round's place in a committed session (None: a session from before)."""
+        nonce: the round's place in a committed session (None: a session from before);
+        free_round: a campaign's free round (judged at `at`): nothing is staked from the balance."""
         check_request_id(request_id)
         check_client_seed(client_seed)
-        self.check_spin(session_id, stake)
+        if free_round is not None:
+            if at is None:
+                raise ValueError("a free round is judged at a time")
+            check_free_round(self.free_rounds, free_round, at)
+        self.check_spin(session_id, stake, free=free_round is not None)
         entry = self._session(session_id)
         commitment = str(entry[5]) or None
         if (nonce is None) != (commitment is None):
@@ -448,7 +464,7 @@ class Player(Aggregate):
             seed=seed.hex(),
             model_version=outcome.model_version,
             balance_before=self.balance,
-            balance_after=self.balance - stake,
+            balance_after=self.balance - (0 if free_round else stake),
             level=before.level,
             spins_to_next_level=before.spins_to_next_level,
             hold_and_win_multiplier=before.hold_and_win_multiplier,
@@ -458,6 +474,7 @@ class Player(Aggregate):
             seed_commitment=commitment,
             session_before=[entry[1], entry[2], entry[3], seconds_since(str(entry[7]), at)],
             timestamp=at,
+            **({"free_round": free_round} if free_round else {}),
         )
         for fact in outcome.facts:
             if fact.name not in ROUND_FACTS:
@@ -501,6 +518,13 @@ class Player(Aggregate):
         # The session's spins, staked, won and seconds open before this round (domain.recall
         # shows the figures after it in the round's "session").
         session_before: list[int] | None = None
+        # Version 2 added free_round: the campaign of a free round (None: a paid round).
+        class_version = 2
+        free_round: str | None = None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["free_round"] = None
 
         def apply(self, player: Player) -> None:
             player.balance = self.balance_after
@@ -508,7 +532,14 @@ class Player(Aggregate):
             player.round_session = self.session_id
             entry = _padded(player.sessions[self.session_id])
             entry[1] += 1
-            entry[2] += self.stake
+            if self.free_round:
+                rounds_left, stake, expires_at, ended = player.free_rounds[self.free_round]
+                player.free_rounds = {
+                    **player.free_rounds,
+                    self.free_round: [rounds_left - 1, stake, expires_at, ended],
+                }
+            else:
+                entry[2] += self.stake
             if self.nonce is not None:
                 entry[4] = self.nonce + 1
             entry[8] = self.timestamp.isoformat()
@@ -599,6 +630,95 @@ class Player(Aggregate):
             entry[3] += self.total_win
             player.sessions[player.round_session] = entry
             player.round_session = ""
+
+    # -- the seamless wallet and free rounds -----------------------------------------------------
+
+    def report_wallet_balance(self, balance: int) -> None:
+        """The operator's wallet keeps the money: its balance before the round's debit (its
+        answer plus the stake), recorded so the round shows the wallet's figures."""
+        if balance != self.balance:
+            self.trigger_event(self.WalletBalanceReported, balance=balance)
+
+    def grant_free_rounds(
+        self, campaign_id: str, rounds: int, stake: int, expires_at: str | None,
+        request_id: str, now: datetime,
+    ) -> dict[str, Any]:
+        fingerprint = f"free-rounds:{campaign_id}:{rounds}:{stake}:{expires_at}"
+        granted = [rounds, stake, expires_at, ""]
+        if self.replayed(request_id, fingerprint) is not None:
+            return campaign_view(campaign_id, granted)
+        check_grant(campaign_id, rounds, stake, expires_at, now)
+        if campaign_id in self.free_rounds:
+            raise CampaignExists(f"campaign {campaign_id!r} was already granted to this player")
+        self.trigger_event(
+            self.FreeRoundsGranted, campaign_id=campaign_id, rounds=rounds, stake=stake,
+            expires_at=expires_at, request_id=request_id, fingerprint=fingerprint,
+        )
+        return campaign_view(campaign_id, granted)
+
+    def cancel_free_rounds(self, campaign_id: str) -> dict[str, Any]:
+        campaign = self.free_rounds.get(campaign_id)
+        if campaign is None:
+            raise NoFreeRounds(f"no campaign {campaign_id!r} for this player")
+        if not campaign[3] and campaign[0] > 0:
+            self.trigger_event(
+                self.FreeRoundsCancelled, campaign_id=campaign_id, rounds_left=campaign[0]
+            )
+        return {"campaign_id": campaign_id, "rounds_left": 0, "cancelled": True}
+
+    def expire_free_rounds(self, now: datetime) -> list[str]:
+        """Record the end of every campaign whose expiry has passed with rounds left."""
+        expired = [cid for cid, c in self.free_rounds.items() if is_past_expiry(c, now)]
+        for campaign_id in expired:
+            self.trigger_event(
+                self.FreeRoundsExpired, campaign_id=campaign_id,
+                rounds_left=self.free_rounds[campaign_id][0],
+            )
+        return expired
+
+    class WalletBalanceReported(Event):
+        TOPIC = "pumpkin:Player.WalletBalanceReported"
+        balance: int
+
+        def apply(self, player: Player) -> None:
+            player.balance = self.balance
+
+    class FreeRoundsGranted(Event):
+        TOPIC = "pumpkin:Player.FreeRoundsGranted"
+        campaign_id: str
+        rounds: int
+        stake: int
+        expires_at: str | None
+        request_id: str
+        fingerprint: str
+
+        def apply(self, player: Player) -> None:
+            player.free_rounds = {
+                **player.free_rounds,
+                self.campaign_id: [self.rounds, self.stake, self.expires_at, ""],
+            }
+            player.remember(self.request_id, self.fingerprint, self.campaign_id)
+
+    class FreeRoundsCancelled(Event):
+        TOPIC = "pumpkin:Player.FreeRoundsCancelled"
+        campaign_id: str
+        rounds_left: int
+
+        def apply(self, player: Player) -> None:
+            _end_campaign(player, self.campaign_id, "cancelled")
+
+    class FreeRoundsExpired(Event):
+        TOPIC = "pumpkin:Player.FreeRoundsExpired"
+        campaign_id: str
+        rounds_left: int
+
+        def apply(self, player: Player) -> None:
+            _end_campaign(player, self.campaign_id, "expired")
+
+
+def _end_campaign(player: Player, campaign_id: str, how: str) -> None:
+    _left, stake, expires_at, _ended = player.free_rounds[campaign_id]
+    player.free_rounds = {**player.free_rounds, campaign_id: [0, stake, expires_at, how]}
 
 
 def _padded(entry: list[Any]) -> list[Any]:

@@ -71,6 +71,7 @@ def round_view(events: Iterable[tuple[str, Mapping[str, JSON]]]) -> dict[str, An
         "events": names,
         **{key: start[key] for key in _FAIR_FIELDS if key in start},
         **_session_after(start, settled),
+        **({"free_round": start["free_round"]} if start.get("free_round") else {}),
     }
 
 

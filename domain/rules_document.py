@@ -26,7 +26,7 @@ from domain.board import (
 )
 from domain.exact import base_line_rtp, free_spin_line_rtp
 from domain.model import MathModel, all_states, current_model, state_key
-from domain.progress import multiplier_of
+from domain.progress import X1, multiplier_of
 from domain.symbols import COIN_VALUES, HIGH, LOW
 
 DISCLOSURES = [
@@ -45,6 +45,31 @@ DISCLOSURES = [
     "round so that it can be re-derived exactly.",
     "Malfunction voids all pays and plays.",
 ]
+# From kernel 2 (model version 2) on: what the model does where version 1 was silent.
+DISCLOSURES_KERNEL_2 = [
+    "Every triggering probability, inside the features too (scatters in Free Spins, Wild Reels "
+    "and Clover Moon Swap in Free Spins, Pumpkin activations in Hold & Win), is set state by "
+    "state and is no higher in a state than in any state of a lower level or of the same level "
+    "with no higher multipliers; the 'states' table lists every one.",
+    "The Normal Game Collector lands only on a reel with no Scatter on it (it never covers a "
+    "Scatter).",
+    "Clover Moon Swap is only ever triggered on a screen where a swap can make a win (a line "
+    "whose first 3 or more symbols are paying symbols or Wilds); its chance in the table is the "
+    "chance on such a screen, and when triggered it always makes a win.",
+    "RTP, hit frequency, feature frequencies and the standard deviation of each state are "
+    "computed from the model (enumeration, a Markov chain for Hold & Win, Wald's identity for "
+    "Free Spins; whole-screen moments from a fixed sample of screens with every later step "
+    "averaged exactly, whose standard error is published), and cross-checked by simulation.",
+    "The odds of the maximum win are published as a bound that holds for any distribution "
+    "(Cantelli's inequality from the computed mean and standard deviation): the true odds are "
+    "longer than the figure shown.",
+]
+
+
+def disclosures(model: MathModel) -> list[str]:
+    if int(model.definition["engine"]["kernel"]) >= 2:
+        return DISCLOSURES + DISCLOSURES_KERNEL_2
+    return list(DISCLOSURES)
 
 
 @cache
@@ -55,6 +80,18 @@ def par_results(model_version: str) -> dict[str, Any]:
             results: dict[str, Any] = json.loads(entry.read_text())
             if results.get("model_version") == model_version:
                 return results
+    return {}
+
+
+@cache
+def computed_figures(model_version: str) -> dict[str, Any]:
+    """The model's computed figures (`pumpkin math`, published beside the model by
+    `python -m infrastructure.par_report`), {} if none were published."""
+    for entry in resources.files("domain.models").iterdir():
+        if entry.name.endswith(".math.json"):
+            figures: dict[str, Any] = json.loads(entry.read_text())
+            if figures.get("model_version") == model_version:
+                return figures
     return {}
 
 
@@ -70,25 +107,40 @@ def rules_document(model: MathModel | None = None) -> dict[str, Any]:
     d = model.definition
     par = par_results(model.version)
     measured = par.get("states", {})
+    computed = computed_figures(model.version).get("states", {})
+    level0 = model.probabilities(0, X1, X1)
     states = []
     for level, hw, fs in all_states():
         key = state_key(level, hw, fs)
         table = d["states"][key]
-        figures = measured.get(key, {})
+        figures = computed.get(key)
+        simulated = measured.get(key, {})
+        probabilities = model.probabilities(level, hw, fs)
         states.append(
             {
                 "state": key,
                 "level": level,
                 "hold_and_win_multiplier": multiplier_of(hw),
                 "free_spins_multiplier": multiplier_of(fs),
-                "rtp": figures.get("rtp"),
-                "rtp_ci99": [figures.get("ci99_low"), figures.get("ci99_high")]
-                if figures
+                "rtp": figures["rtp"] if figures else simulated.get("rtp"),
+                "rtp_method": "computed" if figures else "simulated",
+                "computed": figures,
+                "rtp_ci99": [simulated.get("ci99_low"), simulated.get("ci99_high")]
+                if simulated
                 else None,
-                "simulated_spins": figures.get("spins"),
-                "hit_frequency": figures.get("hit_frequency"),
-                "free_spins_one_in": figures.get("free_spins_one_in"),
-                "hold_and_win_one_in": figures.get("hold_and_win_one_in"),
+                "simulated_spins": simulated.get("spins"),
+                "hit_frequency": figures["hit_frequency"]
+                if figures
+                else simulated.get("hit_frequency"),
+                "free_spins_one_in": figures["free_spins_one_in"]
+                if figures
+                else simulated.get("free_spins_one_in"),
+                "hold_and_win_one_in": figures["hold_and_win_one_in"]
+                if figures
+                else simulated.get("hold_and_win_one_in"),
+                "sd": figures["sd"] if figures else None,
+                "volatility_index": figures["volatility_index"] if figures else None,
+                "max_win_odds": figures["max_win_odds"] if figures else None,
                 "feature_scale": table.get("scale_ppm", 1_000_000) / 1e6,
                 "scatter_chance_per_reel": table["scatter_ppm"] / 1e6,
                 "pumpkin_activation_chance_per_coin": table["activation_ppm"] / 1e6,
@@ -96,6 +148,13 @@ def rules_document(model: MathModel | None = None) -> dict[str, Any]:
                 "clover_moon_swap_chance": table["clover_ppm"] / 1e6,
                 "normal_game_collector_chance": table["collector_ppm"] / 1e6,
                 "booster_chance": table["booster_ppm"] / 1e6,
+                "free_spins_scatter_chance_per_reel": probabilities["free_spins_scatter_ppm"] / 1e6,
+                "free_spins_wild_reels_chance": probabilities["free_spins_wild_reels_ppm"] / 1e6,
+                "free_spins_clover_moon_swap_chance": probabilities["free_spins_clover_ppm"] / 1e6,
+                "hold_and_win_activation_chance_per_coin": probabilities[
+                    "hold_and_win_activation_ppm"
+                ]
+                / 1e6,
                 "base_game_line_rtp_exact": round(base_line_rtp(model, table["scatter_ppm"])[0], 6)
                 if level == 0
                 else None,
@@ -127,17 +186,19 @@ def rules_document(model: MathModel | None = None) -> dict[str, Any]:
         "free_spins": {
             "award": {"3 scatters": 10},
             "retrigger": {"2 scatters": 5, "3 scatters": 10},
-            "scatter_chance_per_reel": d["free_spins_scatter_ppm"] / 1e6,
-            "wild_reels_chance": d["free_spins_wild_reels_ppm"] / 1e6,
-            "clover_moon_swap_chance": d["free_spins_clover_ppm"] / 1e6,
-            "line_rtp_per_spin_exact": round(free_spin_line_rtp(model)[0], 6),
+            "chances": "per state: states[].free_spins_* (they fall with the level and the "
+            "multipliers)",
+            "line_rtp_per_spin_exact_level_0": round(
+                free_spin_line_rtp(model, level0["free_spins_scatter_ppm"])[0], 6
+            ),
         },
         "hold_and_win": {
             "respins": 3,
             "cell_weights": dict(
                 zip(("COIN", "CANDY", "EMPTY"), d["hold_and_win_cell_weights"], strict=True)
             ),
-            "pumpkin_activation_chance_per_coin": d["hold_and_win_activation_ppm"] / 1e6,
+            "pumpkin_activation_chance_per_coin": "per state: "
+            "states[].hold_and_win_activation_chance_per_coin",
             "jackpot_tier_weights": dict(
                 zip(("MINI", "MINOR", "MAJOR", "MAXI"), d["jackpot_weights"], strict=True)
             ),
@@ -146,10 +207,28 @@ def rules_document(model: MathModel | None = None) -> dict[str, Any]:
         "states": states,
         "max_win": {
             "x_stake": MAX_WIN_X_STAKE,
-            "odds": par.get("max_win_odds"),
+            "odds": _max_win_odds(computed, par),
         },
         "par_run": {k: par[k] for k in ("master_seed", "generated", "total_spins") if k in par},
-        "disclosures": DISCLOSURES,
+        "disclosures": disclosures(model),
+    }
+
+
+def _max_win_odds(computed: dict[str, Any], par: dict[str, Any]) -> dict[str, Any] | None:
+    """The computed bound in the state where the max win is likeliest (the smallest bound on the
+    odds); without computed figures, the PAR run's own figure."""
+    if not computed:
+        odds: dict[str, Any] | None = par.get("max_win_odds")
+        return odds
+    key, figures = max(
+        computed.items(), key=lambda item: item[1]["max_win_odds"]["probability_at_most"]
+    )
+    bound = figures["max_win_odds"]
+    return {
+        "one_in_at_least": round(bound["one_in_at_least"]),
+        "most_likely_state": key,
+        "method": bound["method"],
+        "observed_in_simulation": par.get("max_win_odds", {}).get("observed_max_wins"),
     }
 
 

@@ -36,11 +36,13 @@ from eventsourcing.application import AggregateNotFoundError, Application, Proce
 from eventsourcing.domain import Aggregate, Snapshot
 from eventsourcing.persistence import IntegrityError, Mapper, Recording, StoredEvent
 
+import domain.wallet_account  # noqa: F401 - registers its stored topics for every reader
 from domain.errors import (
     PlayerExists,
     PlayerNotFound,
     RoundNotFound,
     RuleViolation,
+    SessionClosed,
     SessionNotFound,
 )
 from domain.event_names import stored_name
@@ -59,6 +61,7 @@ from domain.player import (
 from domain.recall import round_view
 from infrastructure import es_compat, fair_sessions
 from infrastructure.async_commit import AsyncGroupCommit
+from infrastructure.free_round_commands import FreeRoundCommands, spin_stake
 from infrastructure.json_mapper import JsonNativeMapper
 from infrastructure.persistence import (
     GroupCommitRecorder,
@@ -144,7 +147,7 @@ def token_key_id(hashed: str) -> UUID:
     return uuid5(NAMESPACE, f"token:{hashed}")
 
 
-class PumpkinApplication(Application[UUID]):
+class PumpkinApplication(FreeRoundCommands, Application[UUID]):
     name = "Pumpkin"  # tables: pumpkin_events, pumpkin_snapshots
     snapshotting_intervals = {Player: SNAPSHOT_EVERY}  # noqa: RUF012 - eventsourcing's API
 
@@ -318,12 +321,14 @@ class PumpkinApplication(Application[UUID]):
     # -- rounds ----------------------------------------------------------------------------------
 
     def spin(
-        self, session_id: str, stake: int, request_id: str, client_seed: str = ""
+        self, session_id: str, stake: int | None, request_id: str, client_seed: str = "",
+        free_round: str | None = None,
     ) -> dict[str, Any]:
-        return self._spin(session_id, stake, request_id, SpinAttempt(client_seed))
+        """stake None: a free round's (infrastructure/free_round_commands.py)."""
+        return self._spin(session_id, stake, request_id, SpinAttempt(client_seed, free_round))
 
     def _spin(
-        self, session_id: str, stake: int, request_id: str, attempt: SpinAttempt
+        self, session_id: str, stake: int | None, request_id: str, attempt: SpinAttempt
     ) -> dict[str, Any]:
         player_id = self._player_of_session(session_id)
         result = self._command(
@@ -338,17 +343,22 @@ class PumpkinApplication(Application[UUID]):
         return played
 
     def _play(
-        self, player: Player, session_id: str, stake: int, request_id: str, attempt: SpinAttempt
+        self, player: Player, session_id: str, stake: int | None, request_id: str,
+        attempt: SpinAttempt,
     ) -> int | list[Any]:
         """Decide a spin on `player`: the StakePlaced version of the round a request id already
-        played, or the new round's events (pending on the player)."""
+        played, or the new round's events (pending on the player). A free round plays its
+        campaign's stake (stake None: that stake)."""
         attempt.begin(player)
+        free_round = attempt.free_round
+        stake = spin_stake(player, stake, free_round)
         recorded = player.spin_replayed(session_id, stake, request_id, attempt.client_seed)
         if recorded is not None:
             return recorded
-        player.check_spin(session_id, stake)
+        player.check_spin(session_id, stake, free=free_round is not None)
         entry = player.session_entry(session_id)
-        assert entry is not None  # check_spin refuses a closed session
+        if entry is None:
+            raise SessionClosed(f"session {session_id!r} is closed")
         if entry[5]:  # a committed session: the seed derives from its server seed
             player.burn_nonces(session_id, tuple(attempt.lost))
             nonce: int | None = player.next_nonce(session_id)
@@ -359,12 +369,14 @@ class PumpkinApplication(Application[UUID]):
         else:  # opened before commitments: drawn before any event exists, as it always was
             nonce, seed = None, secrets.token_bytes(32)
         player.spin(
-            session_id, stake, request_id, seed, nonce, attempt.client_seed, self.clock()
+            session_id, stake, request_id, seed, nonce, attempt.client_seed, self.clock(),
+            free_round=free_round,
         )
         return [event for event in player.pending_events if _in_round(event)]
 
     async def spin_async(
-        self, session_id: str, stake: int, request_id: str, client_seed: str = ""
+        self, session_id: str, stake: int | None, request_id: str, client_seed: str = "",
+        free_round: str | None = None,
     ) -> dict[str, Any]:
         """The same spin, for an event loop, without a thread per spin.
 
@@ -375,7 +387,7 @@ class PumpkinApplication(Application[UUID]):
         race) goes to `spin` in a worker thread, which owns every rule and retry. Both ways
         record the same events in one transaction.
         """
-        attempt = SpinAttempt(check_client_seed(client_seed))
+        attempt = SpinAttempt(check_client_seed(client_seed), free_round)
         player_id = self._session_players.get(session_id)
         if player_id is None:
             player_id = await asyncio.to_thread(self._player_of_session, session_id)
@@ -386,7 +398,7 @@ class PumpkinApplication(Application[UUID]):
             self._locks.end_turn(player_id)
 
     async def _spin_async(
-        self, session_id: str, stake: int, request_id: str, attempt: SpinAttempt
+        self, session_id: str, stake: int | None, request_id: str, attempt: SpinAttempt
     ) -> dict[str, Any]:
         grouped = isinstance(self.recorder, GroupCommitRecorder)
         player = (
@@ -416,7 +428,7 @@ class PumpkinApplication(Application[UUID]):
         return current
 
     def _spin_decided_in_memory(
-        self, session_id: str, stake: int, request_id: str, attempt: SpinAttempt
+        self, session_id: str, stake: int | None, request_id: str, attempt: SpinAttempt
     ) -> Player | None:
         """The player with the round decided (pending), if nothing had to be read to decide."""
         player_id = self._session_players.get(session_id)
@@ -763,10 +775,12 @@ def _project(aggregate: Any, events: Iterable[Any]) -> Any:
 class SpinAttempt:
     """One spin request across its attempts: the player each attempt decided on, and the
     rounds computed by attempts that were not recorded (a new attempt means the one before
-    was lost), so the retry takes the next nonce and records them (Player.NonceBurned)."""
+    was lost), so the retry takes the next nonce and records them (Player.NonceBurned).
+    free_round: the campaign whose free round this spin plays (None: a paid spin)."""
 
-    def __init__(self, client_seed: str) -> None:
+    def __init__(self, client_seed: str, free_round: str | None = None) -> None:
         self.client_seed = client_seed
+        self.free_round = free_round
         self.player: Player | None = None
         self.lost: list[tuple[int, str, str]] = []  # (nonce, client seed, seed hex)
         self._pending: tuple[int, str, str] | None = None

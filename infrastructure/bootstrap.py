@@ -57,11 +57,13 @@ class Runtime:
 
 def build_application(settings: Settings) -> Any:
     """The event-sourced application (GameService) on PUMPKIN_DATABASE_URL, with the seed key
-    (PUMPKIN_SEED_KEY, or the key file: created at first start, read after)."""
+    (PUMPKIN_SEED_KEY, or the key file: created at first start, read after), behind the
+    operator's seamless wallet when PUMPKIN_WALLET_URL is set (infrastructure/wallet/)."""
     from pathlib import Path
 
     from infrastructure.application import PumpkinApplication
     from infrastructure.seed_vault import SeedVault, default_key_file, load_seed_key
+    from infrastructure.wallet.wiring import with_wallet
 
     configured = settings.seed_key.get_secret_value()
     if not configured and not settings.seed_key_file and settings.database_url.endswith(
@@ -71,7 +73,9 @@ def build_application(settings: Settings) -> Any:
     else:
         key_file = Path(settings.seed_key_file or default_key_file(settings.database_url))
         vault = SeedVault(load_seed_key(configured, key_file))
-    return PumpkinApplication.from_url(settings.database_url, seed_vault=vault)
+    return with_wallet(
+        settings, PumpkinApplication.from_url(settings.database_url, seed_vault=vault)
+    )
 
 
 def build_projection_rounds(settings: Settings) -> Any:
@@ -91,9 +95,15 @@ def build_http_app(
     metrics = Metrics()
     if hasattr(application, "on_conflict_retry"):  # a test double may not report retries
         application.on_conflict_retry = metrics.store_retries.inc
+    rounds: Any = ReadYourWritesRounds(projection_rounds, WriteSideRounds(application))
+    if hasattr(application, "bind_metrics"):  # the seamless wallet (infrastructure/wallet/)
+        from infrastructure.wallet.seamless import SettledRounds
+
+        application.bind_metrics(metrics.registry)
+        rounds = SettledRounds(rounds, application)
     deps = HttpDeps(
         service=application,
-        rounds=ReadYourWritesRounds(projection_rounds, WriteSideRounds(application)),
+        rounds=rounds,
         verify_player=player_verifier(application),
         rules_document=current_rules_document,
         operator_key=settings.operator_key.get_secret_value(),
@@ -108,6 +118,8 @@ def build_http_app(
         limiter=_shared_limiter(settings),
         unknown_token_cache_seconds=settings.unknown_token_cache_seconds,
         pages_keys=PageKeys(settings.pages_key.get_secret_value(), settings.pages_key_file),
+        wallet_owed=getattr(application, "wallet_owed", None),
+        background=getattr(application, "background", ()),
     )
     return create_app(deps, on_shutdown)
 

@@ -145,21 +145,32 @@ def serve(
             stop_projections()
 
 
+HwMult = Annotated[
+    float, typer.Option("--hw-mult", help="Hold & Win multiplier at level 5 (1.5-3).")
+]
+FsMult = Annotated[
+    float, typer.Option("--fs-mult", help="Free Spins multiplier at level 5 (1.5-3).")
+]
+
+
 @app.command()
 def simulate(
     spins: Annotated[int, typer.Option(help="How many rounds to play.", min=1)],
     level: Annotated[int, typer.Option(help="Spin Progress level the rounds start at (0-5).")] = 0,
-    hw_mult: Annotated[
-        float, typer.Option("--hw-mult", help="Hold & Win multiplier at level 5 (1.5-3).")
-    ] = 1.0,
-    fs_mult: Annotated[
-        float, typer.Option("--fs-mult", help="Free Spins multiplier at level 5 (1.5-3).")
-    ] = 1.0,
+    hw_mult: HwMult = 1.0,
+    fs_mult: FsMult = 1.0,
     seed: Annotated[str | None, typer.Option(help="Master seed, for a repeatable run.")] = None,
     workers: Annotated[int, typer.Option(help="Worker processes.", min=1)] = 1,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     report: Annotated[
         Path | None, typer.Option(help="Write charts and tables into this folder.")
+    ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            help="Run on a Ray cluster: an address, `auto`, or none for a local one.",
+        ),
     ] = None,
 ) -> None:
     """Play N rounds with the live engine and report RTP and frequencies.
@@ -168,7 +179,25 @@ def simulate(
     largest win.
     """
     run = _function("infrastructure.math_commands", "simulate")
-    _exit_with(run(spins, level, hw_mult, fs_mult, seed, workers, json_out, report))
+    _exit_with(run(spins, level, hw_mult, fs_mult, seed, workers, json_out, report, ray))
+
+
+@app.command("math")
+def math_figures(
+    level: Annotated[
+        int | None, typer.Option(help="One state's level (0-5); all 21 states without it.")
+    ] = None,
+    hw_mult: HwMult = 1.0,
+    fs_mult: FsMult = 1.0,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    screens: Annotated[
+        int, typer.Option(help="Screens sampled for the whole-screen moments.")
+    ] = 1_000_000,
+) -> None:
+    """Print the computed (not simulated) figures: RTP and its parts, hit frequency, feature
+    frequencies, sd and volatility index, max-win odds with their method."""
+    run = _function("infrastructure.math_figures", "math_command")
+    _exit_with(run(level, hw_mult, fs_mult, json_out, screens))
 
 
 @app.command()
@@ -286,5 +315,15 @@ def projections_export(
     typer.echo(f"{count} events exported", err=True)
 
 
+def with_ray_default(args: list[str]) -> list[str]:
+    """`--ray` with no address (last, or followed by another option) means a local cluster."""
+    out = []
+    for i, arg in enumerate(args):
+        out.append(arg)
+        if arg == "--ray" and (i + 1 == len(args) or args[i + 1].startswith("--")):
+            out.append("local")
+    return out
+
+
 def main() -> None:
-    app()
+    app(args=with_ray_default(sys.argv[1:]))

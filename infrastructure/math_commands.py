@@ -63,6 +63,7 @@ def simulate(
     workers: int,
     json_out: bool,
     report_dir: Path | None,
+    ray_address: str | None = None,
 ) -> int:
     try:
         hw, fs = state_halves(level, hw_mult, fs_mult)
@@ -83,7 +84,8 @@ def simulate(
         spins=spins,
         curve_every=every,
     )
-    totals = _run_with_progress(spec, workers, show=sys.stderr.isatty() and spins >= 2_000_000)
+    show = sys.stderr.isatty() and spins >= 2_000_000
+    totals = _run_with_progress(spec, workers, show, ray_address)
     summary: dict[str, Any] = {
         "model_version": model.version,
         "level": level,
@@ -91,6 +93,7 @@ def simulate(
         "free_spins_multiplier": multiplier_of(fs),
         "master_seed": seed_bytes.hex(),
         "workers": workers,
+        **({"ray": ray_address} if ray_address is not None else {}),
         **totals.summary(),
     }
     largest_index = int(summary["largest_win_round_index"])
@@ -108,13 +111,20 @@ def simulate(
     return 0
 
 
-def _run_with_progress(spec: RunSpec, workers: int, show: bool) -> Any:
+def _run_with_progress(spec: RunSpec, workers: int, show: bool, ray_address: str | None) -> Any:
+    def run(on_progress: Any = None) -> Any:
+        if ray_address is not None:
+            from infrastructure.ray_simulator import simulate_on_ray
+
+            return simulate_on_ray(spec, ray_address, on_progress=on_progress)
+        return run_simulation(spec, workers, on_progress=on_progress)
+
     if not show:
-        return run_simulation(spec, workers)
+        return run()
     from tqdm import tqdm
 
     with tqdm(total=spec.spins, unit="rounds", unit_scale=True, file=sys.stderr) as bar:
-        return run_simulation(spec, workers, on_progress=bar.update)
+        return run(bar.update)
 
 
 def _text(s: dict[str, Any]) -> str:
@@ -157,17 +167,18 @@ def rules(json_out: bool) -> int:
     lines.append("Paytable (x line bet; line bet = stake / 10):")
     for symbol, pays in document["paytable"].items():
         lines.append(f"  {symbol:6} 3: {pays['3']:>4}  4: {pays['4']:>4}  5: {pays['5']:>4}")
-    lines.append("States (RTP from the published PAR run):")
+    lines.append("States (RTP computed, or from the PAR run where no computed figures exist):")
     for s in document["states"]:
-        rtp = f"{s['rtp']:.3%}" if s["rtp"] is not None else "n/a"
+        rtp = f"{s['rtp']:.3%} ({s['rtp_method']})" if s["rtp"] is not None else "n/a"
+        sd = f", sd {s['sd']:.2f}, VI {s['volatility_index']:.2f}" if s.get("sd") else ""
         lines.append(
             f"  level {s['level']} HWx{s['hold_and_win_multiplier']:g} "
-            f"FSx{s['free_spins_multiplier']:g}: RTP {rtp}, "
+            f"FSx{s['free_spins_multiplier']:g}: RTP {rtp}{sd}, "
             f"scatter {s['scatter_chance_per_reel']:.4f}/reel, "
             f"pumpkin {s['pumpkin_activation_chance_per_coin']:.5f}/coin"
         )
     lines.append(
-        f"Max win: {document['max_win']['x_stake']:,} x stake, estimated odds "
+        f"Max win: {document['max_win']['x_stake']:,} x stake, odds "
         f"{_odds(document['max_win']['odds'])}"
     )
     lines.append("Disclosures:")
@@ -177,6 +188,11 @@ def rules(json_out: bool) -> int:
 
 
 def _odds(odds: dict[str, Any] | None) -> str:
+    if odds and odds.get("one_in_at_least"):
+        return (
+            f"1 in {odds['one_in_at_least']:,} rounds or longer ({odds['most_likely_state']}; "
+            f"{odds['method']})"
+        )
     if not odds or not odds.get("estimated_one_in"):
         return "n/a"
     return f"about 1 in {odds['estimated_one_in']:,} rounds ({odds['most_likely_state']})"

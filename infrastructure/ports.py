@@ -31,17 +31,29 @@ class GameService(Protocol):
         ...
 
     def spin(
-        self, session_id: str, stake: int, request_id: str, client_seed: str = ""
+        self, session_id: str, stake: int | None, request_id: str, client_seed: str = "",
+        free_round: str | None = None,
     ) -> dict[str, Any]:
         """The whole round, settled, as docs/CONTRACT.md's round (domain.recall.round_view),
-        with the session's running figures ("session")."""
+        with the session's running figures ("session"). free_round: a campaign's free round
+        (stake None: the campaign's)."""
         ...
 
     async def spin_async(
-        self, session_id: str, stake: int, request_id: str, client_seed: str = ""
+        self, session_id: str, stake: int | None, request_id: str, client_seed: str = "",
+        free_round: str | None = None,
     ) -> dict[str, Any]:
         """`spin` for an event loop: the same round, without blocking the loop."""
         ...
+
+    def grant_free_rounds(
+        self, player_id: str, campaign_id: str, rounds: int, stake: int,
+        expires_at: str | None, request_id: str,
+    ) -> dict[str, Any]: ...
+
+    def live_free_rounds(self, player_id: str) -> list[dict[str, Any]]: ...
+
+    def cancel_free_rounds(self, player_id: str, campaign_id: str) -> dict[str, Any]: ...
 
     def close_session(
         self, session_id: str, reason: str = "", only_if: Any = None

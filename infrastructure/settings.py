@@ -55,6 +55,11 @@ class Settings(BaseSettings):
     checkpoint_key_file: str = ""
     # `serve` records a signed checkpoint this often; 0 = only `pumpkin checkpoint`.
     checkpoint_seconds: float = Field(default=3600.0, ge=0)
+    # The operator's seamless wallet (infrastructure/wallet/): unset, the built-in wallet.
+    wallet_url: str = ""
+    wallet_secret: SecretStr = SecretStr("")
+    currency: str = Field(default="EUR", pattern=r"^[A-Z]{3}$")
+    wallet_timeout_seconds: float = Field(default=2.0, gt=0.0, le=30.0)
 
     # -- hardening (issue 17) --------------------------------------------------------------------
     # A request line plus headers larger than this is refused (431) before it is all read.
@@ -88,7 +93,16 @@ class Settings(BaseSettings):
             raise ValueError(f"PUMPKIN_DATABASE_URL is sqlite:///PATH or postgresql://...: "
                              f"{error}") from None
 
+    @field_validator("wallet_url")
+    @classmethod
+    def _wallet_url(cls, url: str) -> str:
+        if url and not url.startswith(("http://", "https://")):
+            raise ValueError("PUMPKIN_WALLET_URL is http://... or https://...")
+        return url
+
     def model_post_init(self, __context: object) -> None:
+        if self.wallet_url and not self.wallet_secret.get_secret_value():
+            raise ValueError("PUMPKIN_WALLET_SECRET is required with PUMPKIN_WALLET_URL")
         self._generated = (
             not self.operator_key.get_secret_value(),
             not self.auditor_key.get_secret_value(),

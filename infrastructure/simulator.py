@@ -73,6 +73,20 @@ def _run_chunk(model: MathModel, spec: RunSpec, first: int, count: int) -> RunTo
     return totals
 
 
+def chunks_of(spec: RunSpec) -> list[tuple[int, int]]:
+    """The run's rounds in chunks (first index, count): the unit of work on any executor."""
+    return [(first, min(CHUNK, spec.spins - first)) for first in range(0, spec.spins, CHUNK)]
+
+
+def merged(parts: list[RunTotals]) -> RunTotals:
+    """The chunks' integer totals merged, in chunk order (exact, whoever played them)."""
+    total = RunTotals()
+    for part in parts:
+        total.merge(part)
+    total.curve = _cumulative_curve(parts)
+    return total
+
+
 def simulate(
     spec: RunSpec,
     workers: int = 0,
@@ -80,8 +94,7 @@ def simulate(
 ) -> RunTotals:
     """Play spec.spins rounds; `on_progress(rounds_done)` after each finished chunk."""
     workers = workers or (os.cpu_count() or 1)
-    chunks = [(first, min(CHUNK, spec.spins - first)) for first in range(0, spec.spins, CHUNK)]
-    total = RunTotals()
+    chunks = chunks_of(spec)
     parts: list[RunTotals] = []
     if workers == 1 or len(chunks) == 1:
         for first, count in chunks:
@@ -96,10 +109,7 @@ def simulate(
                 parts.append(future.result())
                 if on_progress:
                     on_progress(count)
-    for part in parts:
-        total.merge(part)
-    total.curve = _cumulative_curve(parts)
-    return total
+    return merged(parts)
 
 
 def _cumulative_curve(parts: list[RunTotals]) -> list[tuple[int, int]]:

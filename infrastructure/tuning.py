@@ -1,4 +1,7 @@
-"""Tunes the math model so that every state's RTP is 96.0%, and writes it as a new model file.
+"""Version 1's tuning (by simulation), kept as the record of how pumpkin-v1 was made; version 2 is
+tuned on the calculator by infrastructure.model_v2.
+
+Tunes the math model so that every state's RTP is 96.0%, and writes it as a new model file.
 
 Each state scales one reference set of feature probabilities by a factor k (scatters by the cube
 root of k, since Free Spins need three), chosen by simulation so the state's RTP is on target.
@@ -19,9 +22,8 @@ from typing import Any
 
 import structlog
 
-from domain.board import BOOSTER_LEVEL, CLOVER_LEVEL, COLLECTOR_LEVEL, WILD_REELS_LEVEL
 from domain.exact import base_line_rtp
-from domain.model import MathModel, all_states, state_key
+from domain.model import UNLOCK_LEVEL, MathModel, all_states, state_key
 from infrastructure.simulator import simulate, spec_for
 
 TARGET_RTP = 0.96
@@ -35,12 +37,6 @@ REFERENCE = {  # feature probabilities at k = 1, parts per million
     "collector_ppm": 40_000,
     "booster_ppm": 40_000,
 }
-_UNLOCK_LEVEL = {
-    "wild_reels_ppm": WILD_REELS_LEVEL,
-    "clover_ppm": CLOVER_LEVEL,
-    "collector_ppm": COLLECTOR_LEVEL,
-    "booster_ppm": BOOSTER_LEVEL,
-}
 
 log = structlog.get_logger()
 
@@ -48,7 +44,7 @@ log = structlog.get_logger()
 def state_table(level: int, k: float) -> dict[str, int]:
     table = {}
     for name, reference in REFERENCE.items():
-        if level < _UNLOCK_LEVEL.get(name, 0):
+        if level < UNLOCK_LEVEL.get(name, 0):
             table[name] = 0
         elif name == "scatter_ppm":
             table[name] = round(reference * k ** (1 / 3))

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from domain.board import BOOSTER_LEVEL, LEVEL_SPINS, MAX_LEVEL
-from domain.model import MathModel, current_model
+from domain.model import FEATURE_KEYS, MathModel, current_model
 from domain.progress import X1, X1_5, X3, Progress
 from domain.symbols import BOOSTER, COIN, EMPTY, NGC, PAYING, SCATTER, WILD
 
@@ -39,6 +39,11 @@ def model_with(name: str = "test-model", **changes: Any) -> MathModel:
     """The current model with top-level numbers changed; `states` entries apply to every state."""
     definition = json.loads(json.dumps(current_model().definition))
     state_changes = changes.pop("states", {})
+    # from version 2 the features' own probabilities are set state by state
+    state_changes = {
+        **{k: changes.pop(k) for k in FEATURE_KEYS if k in changes and k not in definition},
+        **state_changes,
+    }
     definition.update(changes)
     for table in definition["states"].values():
         table.update(state_changes)

@@ -72,3 +72,28 @@ def test_rng_writes_exactly_n_raw_bytes_repeatably() -> None:
 
 def test_rng_refuses_a_seed_that_is_not_256_bits_of_hex() -> None:
     assert pumpkin("rng", "--seed", "abc", "--bytes", "10").returncode != 0
+
+
+def test_math_json_gives_the_computed_figures_of_one_state() -> None:
+    done = pumpkin("math", "--level", "5", "--hw-mult", "2", "--screens", "2000", "--json")
+    assert done.returncode == 0, done.stderr
+    (state,) = json.loads(done.stdout)["states"]
+    assert state["state"] == "L5/HW2/FS1.5"
+    for key in (
+        "rtp",
+        "hit_frequency",
+        "free_spins_frequency",
+        "hold_and_win_frequency",
+        "rtp_parts",
+        "sd",
+        "volatility_index",
+        "max_win_odds",
+    ):
+        assert key in state
+    assert state["max_win_odds"]["method"]
+
+
+def test_math_refuses_a_multiplier_below_level_5() -> None:
+    done = pumpkin("math", "--level", "2", "--hw-mult", "2")
+    assert done.returncode == 2
+    assert b"--hw-mult" in done.stderr

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -15,6 +16,7 @@ from infrastructure.http import (
     routes_public,
     routes_reads,
     routes_sessions,
+    routes_wallet,
 )
 from infrastructure.http.anonymous_limit import AnonymousLimit
 from infrastructure.http.deps import HttpDeps
@@ -42,9 +44,12 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         pauses.start()
+        tasks = [asyncio.create_task(run()) for run in deps.background]
         try:
             yield
         finally:
+            for task in tasks:
+                task.cancel()
             pauses.stop()
         if on_shutdown is not None:
             on_shutdown()
@@ -68,7 +73,7 @@ def create_app(
     app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)
     install_error_handlers(app, deps.metrics)
     routers = (routes_public, routes_operator, routes_play, routes_sessions, routes_reads,
-               routes_audit)
+               routes_audit, routes_wallet)
     for module in routers:
         app.include_router(module.router)
     install_pages(app, deps.pages_keys, deps.operator_key, deps.auditor_key)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
 
@@ -76,6 +76,10 @@ class HttpDeps:
     unknown_token_cache_seconds: float = 0.0
     docs: bool = False  # serve /docs and /redoc (their scripts come from a public CDN)
     pages_keys: PageKeys | None = None  # None: a key for this run only (infrastructure/pages)
+    # The seamless wallet's owed credits and rollbacks (None: the built-in wallet owes none).
+    wallet_owed: Callable[[], list[dict[str, Any]]] | None = None
+    # Tasks run in the server's event loop while it serves (e.g. the wallet's outbox).
+    background: tuple[Callable[[], Coroutine[Any, Any, None]], ...] = ()
 
 
 async def _deps(request: Request) -> HttpDeps:

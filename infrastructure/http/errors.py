@@ -39,6 +39,12 @@ STATUS_BY_CODE: dict[str, int] = {
     "payload_too_large": 413,
     "rate_limited": 429,
     "too_many_exports": 429,
+    "external_wallet": 409,
+    "wallet_refused": 409,
+    "no_free_rounds": 409,
+    "campaign_exists": 409,
+    "invalid_free_rounds": 422,
+    "wallet_unavailable": 503,
     "store_unavailable": 503,
     "read_models_unavailable": 503,
 }

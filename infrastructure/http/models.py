@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
 
 from infrastructure.http import schema_rules
 
@@ -26,10 +26,29 @@ class MoneyMovement(Body):
 
 
 class SpinRequest(Body):
-    stake: StrictInt = Field(description="minor units, one of the rules document's `stakes`")
+    stake: StrictInt | None = Field(
+        default=None,
+        description="minor units, one of the rules document's `stakes` (may be left out of a "
+        "free round: its campaign's)",
+    )
     request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
+    free_round: StrictStr | None = None  # a campaign id: play one of its free rounds
     # Checked by the rule (422 invalid_client_seed), not the schema.
     client_seed: Any = Field(default="", description="0 to 64 printable ASCII characters")
+
+    @model_validator(mode="after")
+    def _stake_unless_free(self) -> SpinRequest:
+        if self.stake is None and self.free_round is None:
+            raise ValueError("stake is required (it may be left out of a free round only)")
+        return self
+
+
+class FreeRoundsGrant(Body):
+    campaign_id: StrictStr
+    rounds: StrictInt
+    stake: StrictInt
+    expires_at: StrictStr | None = None
+    request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
 
 
 class Empty(Body):

@@ -23,7 +23,8 @@ async def spin(session_id: str, body: SpinRequest, caller: CallerDep, deps: Deps
     caller.may_spin(session_id)
     request_id = checks.request_id(body.request_id)
     played = await deps.service.spin_async(
-        session_id, body.stake, request_id, check_client_seed(body.client_seed)
+        session_id, body.stake, request_id, check_client_seed(body.client_seed),
+        free_round=body.free_round,
     )
     deps.metrics.round_played(played["stake"], played["total_win"])
     # The round goes out as the write side built it (no second validation on the hot path).
