@@ -26,7 +26,7 @@ import logging
 import secrets
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from copy import deepcopy
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -34,7 +34,7 @@ from uuid import UUID, uuid4, uuid5
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.domain import Aggregate, Snapshot
-from eventsourcing.persistence import IntegrityError, Mapper
+from eventsourcing.persistence import IntegrityError, Mapper, Recording, StoredEvent
 
 import domain.wallet_account  # noqa: F401 - registers its stored topics for every reader
 from domain.errors import (
@@ -73,6 +73,7 @@ from infrastructure.player_locks import PlayerLocks
 from infrastructure.ports import SessionRef
 from infrastructure.request_keys import RequestKey, issued_keys, recorded_key
 from infrastructure.retry_policy import ATTEMPTS, pause_before
+from infrastructure.run_blocking import at_once, in_this_thread, run_blocking
 from infrastructure.seed_vault import SeedVault
 
 T = TypeVar("T")
@@ -405,21 +406,14 @@ class PumpkinApplication(FreeRoundCommands, Application[UUID]):
             if grouped else None
         )
         if player is not None:
-            processing_event: ProcessingEvent[UUID] = ProcessingEvent()
-            self._collect(processing_event, player, *issued_keys(player, request_id))
-            stored = [self.mapper.to_stored_event(e) for e in processing_event.events]
+            played = [event for event in player.pending_events if _in_round(event)]
             try:
-                await self._async_group_commit().save(stored)
+                await self._save_in_loop(player, *issued_keys(player, request_id))
             except IntegrityError:  # another writer took the version: `spin` retries on the
                 self.on_conflict_retry()  # newest state
             else:
                 self._players.put(player)
-                due = self._due_a_snapshot(processing_event)
-                if due:
-                    await asyncio.to_thread(self._write_snapshots, due)
-                return round_view(
-                    round_event_payload(e) for e in processing_event.events if _in_round(e)
-                )
+                return round_view(round_event_payload(event) for event in played)
         return await asyncio.to_thread(self._spin, session_id, stake, request_id, attempt)
 
     def _async_group_commit(self) -> AsyncGroupCommit:
@@ -599,20 +593,51 @@ class PumpkinApplication(FreeRoundCommands, Application[UUID]):
         return True
 
     def save(self, *objs: Any, **kwargs: Any) -> Any:
-        """The library's save, collecting our aggregates' events with a class check: its
-        runtime Protocol checks (isinstance against two Protocols per aggregate) cost a visible
-        share of a spin's CPU. Anything else is collected as the library does."""
+        """The library's save (record, snapshot, notify: `_saving`), blocking."""
+        insert = at_once(self.recorder.insert_events)
+        return run_blocking(self._saving(objs, kwargs, insert, in_this_thread, answer=True))
+
+    async def _save_in_loop(self, *objs: Any) -> list[Recording[UUID]]:
+        """The same save in the event loop: committed by the loop's group commit (awaited, not
+        blocked on), snapshots written in a worker thread. Answers no recordings unless the hook
+        after recording takes them: building them is a visible share of a spin's CPU."""
+        return await self._saving(objs, {}, self._insert_in_loop, asyncio.to_thread, answer=False)
+
+    async def _insert_in_loop(
+        self, stored_events: list[StoredEvent], **kwargs: Any
+    ) -> Sequence[int]:
+        assert not any(kwargs.values())  # tracking etc. are saved blocking, not from the loop
+        return await self._async_group_commit().save(stored_events)
+
+    async def _saving(
+        self,
+        objs: Iterable[Any],
+        kwargs: Mapping[str, Any],
+        insert: Callable[..., Awaitable[Sequence[int] | None]],
+        in_worker: Callable[..., Awaitable[None]],
+        *,
+        answer: bool,
+    ) -> list[Recording[UUID]]:
+        """The one save path, blocking or async (infrastructure/run_blocking.py): collect the
+        events, record them in one transaction with `insert`, snapshot players from memory
+        (`in_worker(self._write_snapshots, due)`), run the library's hooks after recording."""
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
         self._collect(processing_event, *objs)
         processing_event.saved_kwargs.update(kwargs)
-        recordings = es_compat.record(self, processing_event)
-        self._snapshot_from_memory(processing_event)
+        answer = answer or es_compat.hooked_after_recording(self)
+        recordings = await es_compat.record(self, processing_event, insert, answer=answer)
+        due = self._due_a_snapshot(processing_event)
+        if due:
+            await in_worker(self._write_snapshots, due)
         es_compat.notify_recorded(self, recordings)
         self.notify(processing_event.events)  # the library's deprecated hook, kept in step
         return recordings
 
     @staticmethod
     def _collect(processing_event: ProcessingEvent[UUID], *objs: Any) -> None:
+        """The library's collect_events, with a class check for our aggregates: its runtime
+        Protocol checks (isinstance against two Protocols per aggregate) cost a visible share of
+        a spin's CPU. Anything else is collected as the library does."""
         for obj in objs:
             if isinstance(obj, Aggregate):
                 processing_event.events.extend(obj.collect_events())
@@ -622,12 +647,9 @@ class PumpkinApplication(FreeRoundCommands, Application[UUID]):
             else:
                 processing_event.collect_events(obj)
 
-    def _snapshot_from_memory(self, processing_event: ProcessingEvent[UUID]) -> None:
-        """Snapshot a player from memory each time its version crosses a SNAPSHOT_EVERY mark.
-        (The library's default rebuilds the aggregate from the store to snapshot it.)"""
-        self._write_snapshots(self._due_a_snapshot(processing_event))
-
     def _due_a_snapshot(self, processing_event: ProcessingEvent[UUID]) -> list[Player]:
+        """The players to snapshot from memory: each time a player's version crosses a
+        SNAPSHOT_EVERY mark. (The library's default rebuilds the aggregate from the store.)"""
         if self.snapshots is None:
             return []
         counts = Counter(event.originator_id for event in processing_event.events)

@@ -1,50 +1,60 @@
-"""Group commit for an event loop: saves made in the loop thread are committed in groups on one
-asyncio psycopg connection, in that same thread.
+"""Group commit for an event loop: the async face of infrastructure/group_commit.py. Saves made
+in the loop thread are committed in groups on one asyncio psycopg connection, in that same thread.
 
-Why not the recorder's committer thread: with the rounds decided in the loop thread and the
-commits driven by another thread, the two handed the GIL back and forth on every network step
-of a commit (CPython's convoy effect): a commit PostgreSQL finished quickly took the committing
+Why not the recorder's threads: with the rounds decided in the loop thread and the commits
+driven by another thread, the two handed the GIL back and forth on every network step of a
+commit (CPython's convoy effect): a commit PostgreSQL finished quickly took the committing
 thread many times as long every second or two, and every spin waited on it (bench/RESULTS.md).
 One thread does both here, so nothing waits for the GIL.
 
-The transaction is the recorder's (GroupCommitRecorder): one statement, its insert function
-(the library's table lock and notify, the events as four binary arrays). While a group
-commits, new saves queue for the next; a conflict (another writer took an originator version)
-fails the group, which is then written save by save so only the conflicting save gets
-IntegrityError, as the recorder does.
+The grouping, the split on a conflict, the answer to each save and the insert statement are the
+group commit core's, as in the blocking recorder (GroupCommitRecorder): while a group commits,
+new saves queue for the next, committed by the same task.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
-from infrastructure.persistence import GroupCommitRecorder, insert_columns
+from infrastructure.group_commit import GroupQueue, Save, commit_group, insert_columns
+from infrastructure.persistence import GroupCommitRecorder
 
-_Save = tuple[Sequence[StoredEvent], "asyncio.Future[list[int]]"]
+
+@dataclass(eq=False)
+class _Awaited(Save):
+    done: asyncio.Future[Sequence[int]] | None = None
+
+    def answer(self) -> None:
+        assert self.done is not None
+        if self.done.done():
+            return
+        if self.error is not None:
+            self.done.set_exception(self.error)
+        else:
+            self.done.set_result(self.ids or [])
 
 
 class AsyncGroupCommit:
     def __init__(self, recorder: GroupCommitRecorder) -> None:
         self._recorder = recorder
         self.loop = asyncio.get_running_loop()
-        self._queue: list[_Save] = []
-        self._committing = False
+        self._queue: GroupQueue[_Awaited] = GroupQueue()
         self._connection: psycopg.AsyncConnection[Any] | None = None
         self._task: asyncio.Task[None] | None = None  # held: the loop keeps only weak refs
 
-    async def save(self, stored_events: Sequence[StoredEvent]) -> list[int]:
+    async def save(self, stored_events: Sequence[StoredEvent]) -> Sequence[int]:
         """Commit the events (with whichever others are queued); their notification ids."""
-        done: asyncio.Future[list[int]] = self.loop.create_future()
-        self._queue.append((stored_events, done))
-        if not self._committing:
-            self._committing = True
-            self._task = self.loop.create_task(self._commit_queued())
-        return await done
+        save = _Awaited(stored_events, done=self.loop.create_future())
+        if self._queue.join(save):
+            self._task = self.loop.create_task(self._lead())
+        assert save.done is not None
+        return await save.done
 
     def close(self) -> None:
         """Drop the connection (from any thread: no await needed to close its socket)."""
@@ -52,44 +62,30 @@ class AsyncGroupCommit:
         if connection is not None:
             connection.pgconn.finish()
 
-    async def _commit_queued(self) -> None:
+    async def _lead(self) -> None:
         try:
-            while self._queue:
-                group, self._queue = self._queue, []
-                await self._commit(group)
-        finally:
-            self._committing = False
-
-    async def _commit(self, group: list[_Save]) -> None:
-        try:
-            if len(group) > 1:
-                try:
-                    ids = await self._insert([e for events, _ in group for e in events])
-                except IntegrityError:
-                    for save in group:
-                        await self._commit([save])
+            while True:
+                await self._commit(self._queue.take())
+                if self._queue.next_leader() is None:
                     return
-                start = 0
-                for events, done in group:
-                    done.set_result(ids[start : start + len(events)])
-                    start += len(events)
-                return
-            events, done = group[0]
-            try:
-                done.set_result(await self._insert(events))
-            except IntegrityError as conflict:
-                done.set_exception(conflict)
-        except BaseException as error:  # the store failed: every save not answered fails
+        except BaseException:
+            self._queue.resign()
+            raise
+
+    async def _commit(self, group: list[_Awaited]) -> None:
+        try:
+            failure = await commit_group(group, self._insert)
+        finally:
+            for save in group:
+                save.answer()
+        if failure is not None:
             self.close()  # a fresh connection next time
-            for _, done in group:
-                if not done.done():
-                    done.set_exception(error)
-            if not isinstance(error, Exception):
-                raise
+            if not isinstance(failure, Exception):
+                raise failure
 
     async def _insert(self, stored_events: Sequence[StoredEvent]) -> list[int]:
         connection = await self._connect()
-        statement = self._recorder.insert_statement
+        statement = self._recorder.statements.insert
         try:
             async with connection.cursor() as cursor:
                 await cursor.execute(statement, insert_columns(stored_events), prepare=True)

@@ -6,8 +6,10 @@ it. Upgrading the library means running those tests and adapting this module, no
 
 Internals used here:
 - `Aggregate._create` (create an aggregate with a chosen creation event: the key aggregates);
-- `Application._record`'s job, done with public names (the event store's `put`, the
-  repository's cache), and `Application._notify` (the hook after recording), for our `save`;
+- `Application._record`'s job, done with public names (the mapper, the recorder's
+  `insert_events`, `Recording`, the repository's cache: the library's `EventStore.put` inlined,
+  so that a save can also be awaited), and `Application._notify` (the hook after recording),
+  for our `save`;
 - `ListenNotifySubscription._has_been_stopped` / `_has_been_notified` (the polling feed);
 - tracking recorders' `_insert_tracking(cursor, tracking)` and `_create_table(cursor)` (the
   read-model recorders write their tracking row in their own transaction and add their tables);
@@ -21,10 +23,11 @@ are in the same file.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from eventsourcing.application import Application, ProcessingEvent
-from eventsourcing.persistence import ListenNotifySubscription, Recording, Tracking
+from eventsourcing.persistence import ListenNotifySubscription, Notification, Recording, Tracking
 
 T = TypeVar("T")
 PENDING_EVENTS = "_pending_events"  # Aggregate's list of triggered, unsaved events
@@ -37,19 +40,48 @@ def create(aggregate_class: type[T], event_class: type[Any], **kwargs: Any) -> T
     return created
 
 
-def record(application: Application[Any], processing_event: ProcessingEvent[Any]) -> Any:
-    """What the library's `Application._record` does: store the events (one transaction) and
-    refresh the library's aggregate cache if it has one. Answers the recordings."""
-    recordings = application.events.put(
-        processing_event.events,
-        tracking=processing_event.tracking,
-        **processing_event.saved_kwargs,
+async def record(
+    application: Application[Any],
+    processing_event: ProcessingEvent[Any],
+    insert: Callable[..., Awaitable[Sequence[int] | None]],
+    *,
+    answer: bool = True,
+) -> list[Recording[Any]]:
+    """What the library's `Application._record` does, with public names and the insert given
+    (blocking or async: infrastructure/run_blocking.py): store the events in one transaction
+    (`insert`, the recorder's `insert_events` as the library's `EventStore.put` calls it), answer
+    the recordings as `put` does (unless not `answer`: none, then), and refresh the library's
+    aggregate cache if it has one."""
+    stored_events = [application.mapper.to_stored_event(e) for e in processing_event.events]
+    notification_ids = await insert(
+        stored_events, tracking=processing_event.tracking, **processing_event.saved_kwargs
     )
+    recordings: list[Recording[Any]] = [
+        Recording(
+            event,
+            Notification(
+                originator_id=stored.originator_id,
+                originator_version=stored.originator_version,
+                topic=stored.topic,
+                state=stored.state,
+                id=notification_id,
+            ),
+        )
+        for event, stored, notification_id in zip(
+            processing_event.events, stored_events, notification_ids, strict=True
+        )
+    ] if notification_ids and answer else []
     repository = application.repository
     if repository.cache and not repository.fastforward:
         for aggregate_id, aggregate in processing_event.aggregates.items():
             repository.cache.put(aggregate_id, aggregate)
     return recordings
+
+
+def hooked_after_recording(application: Application[Any]) -> bool:
+    """Whether the application implements the library's hook after recording (`_notify`: the
+    library's own does nothing), so that a save must answer the recordings to pass them on."""
+    return type(application)._notify is not Application._notify  # noqa: SLF001
 
 
 def notify_recorded(application: Application[Any], recordings: list[Recording[Any]]) -> None:

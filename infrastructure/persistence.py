@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
-from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg import sql
 
 from infrastructure.database_url import is_postgres, postgres_address, sqlite_path
 from infrastructure.es_compat import pool_connection_kwargs
+from infrastructure.group_commit import GroupQueue, InsertSql, Save, commit_group, insert_columns
+from infrastructure.run_blocking import at_once, run_blocking
 
 PG_POOL_SIZE = 8  # pooled psycopg 3 connections kept open per application (readers + the leader)
 PG_MAX_OVERFLOW = 12  # more, opened under load and closed after
@@ -90,11 +92,8 @@ def schema_lock(url: str) -> Iterator[None]:
             connection.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
 
 
-@dataclass
-class _Write:
-    events: Sequence[StoredEvent]
-    ids: Sequence[int] | None = None
-    error: BaseException | None = None
+@dataclass(eq=False)
+class _Write(Save):
     leads: bool = False  # handed the leader's turn: commit the queue
     woken: threading.Event = field(default_factory=threading.Event)
 
@@ -104,60 +103,22 @@ class _Write:
 
 
 class GroupCommitRecorder(PostgresApplicationRecorder):
-    """The library's PostgreSQL recorder, with concurrent saves sharing one transaction.
+    """The library's PostgreSQL recorder, with concurrent saves sharing one transaction: the
+    blocking face of the group commit (infrastructure/group_commit.py).
 
-    The library takes `LOCK TABLE ... IN EXCLUSIVE MODE` in every insert transaction, so that
-    notification ids are committed in order (projections never skip a gap that fills later).
-    That serialises writers: one commit, one WAL flush, at a time (bench/RESULTS.md). We keep it
-    and its guarantee, and amortise it: one thread at a time leads; while it commits, other saves
-    queue; when it is done it hands the lead to the first queued save, which commits the whole
-    queue in ONE transaction. Followers sleep on their own event, so none waits in line twice.
-
-    A conflict (unique originator id and version) in a group fails the whole transaction; the
-    group is then written save by save, so only the conflicting save gets its IntegrityError.
+    A save joins the queue; if no one leads, its thread leads: it commits the queue as one group
+    and hands the lead to the first save queued meanwhile, whose thread commits the next group.
+    Followers sleep on their own event, so none waits in line twice.
 
     Saves made in an event loop go through infrastructure/async_commit.py instead: the same
-    transaction, on an asyncio connection, in the loop's own thread.
+    group commit, on an asyncio connection, in the loop's own thread.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._queue: list[_Write] = []
-        self._queue_lock = threading.Lock()
-        self._leading = False
-        # One transaction, one statement: a function (created with the tables) that takes the
-        # library's table lock, notifies, and inserts the rows given as four parallel binary
-        # arrays (the library sends one array of a composite type, which psycopg dumps as text
-        # in Python, at several times the CPU per event). unnest keeps their order, so
-        # notification ids follow the events' order. One statement is one network wait, where a
-        # pipelined BEGIN / LOCK / NOTIFY / INSERT / COMMIT cost several.
-        id_type = self.datastore.originator_id_type
-        names = {
-            "schema": sql.Identifier(self.datastore.schema),
-            "table": sql.Identifier(self.events_table_name),
-            "function": sql.Identifier(f"pumpkin_insert_events_{id_type}"),
-            "id_type": sql.SQL(id_type),
-            "channel": sql.Identifier(self.channel_name),
-            "lock_timeout": sql.Literal(f"{self.datastore.lock_timeout}s"),
-        }
-        self.sql_create_statements.append(
-            sql.SQL(
-                "CREATE OR REPLACE FUNCTION {schema}.{function}("
-                "ids {id_type}[], versions bigint[], topics text[], states bytea[]) "
-                "RETURNS SETOF bigint LANGUAGE plpgsql AS $body$ BEGIN "
-                "PERFORM set_config('lock_timeout', {lock_timeout}, true); "
-                "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
-                "NOTIFY {channel}; "
-                "RETURN QUERY INSERT INTO {schema}.{table} "
-                "(originator_id, originator_version, topic, state) "
-                "SELECT * FROM unnest(ids, versions, topics, states) RETURNING notification_id; "
-                "END $body$"
-            ).format(**names)
-        )
-        self.insert_statement = sql.SQL(
-            "SELECT notification_id FROM {schema}.{function}"
-            "(%b::{id_type}[], %b::bigint[], %b::text[], %b::bytea[]) AS inserted(notification_id)"
-        ).format(**names)
+        self._queue: GroupQueue[_Write] = GroupQueue()
+        self.statements = InsertSql(self)
+        self.sql_create_statements.append(self.statements.create_function)
 
     def connection_settings(self) -> dict[str, Any]:
         """How to open one more connection to this store, as the pool opens its own."""
@@ -172,10 +133,7 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
             ids: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
             return ids
         write = _Write(stored_events)
-        with self._queue_lock:
-            self._queue.append(write)
-            write.leads = not self._leading
-            self._leading = True
+        write.leads = self._queue.join(write)
         if not write.leads:
             write.woken.wait()
         if write.leads:
@@ -185,61 +143,25 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
         return write.ids
 
     def _lead(self) -> None:
-        with self._queue_lock:
-            group, self._queue = self._queue, []
-        self._commit(group)
-        with self._queue_lock:
-            if not self._queue:
-                self._leading = False
-                return
-            self._queue[0].leads = True
-            self._queue[0].woken.set()
+        self._commit(self._queue.take())
+        following = self._queue.next_leader()
+        if following is not None:
+            following.leads = True
+            following.woken.set()
 
     def _commit(self, group: list[_Write]) -> None:
+        """Commit the group and wake its saves (a failed store is each save's error)."""
         try:
-            if len(group) == 1:
-                self._commit_one(group[0])
-                return
-            try:
-                ids = self._insert([e for write in group for e in write.events])
-            except IntegrityError:
-                for write in group:
-                    self._commit_one(write)
-                return
-            start = 0
-            for write in group:
-                count = len(write.events)
-                write.ids = ids[start : start + count] if ids else None
-                start += count
-        except BaseException as error:  # the store failed: every save in the group fails
-            for write in group:
-                if write.ids is None and write.error is None:
-                    write.error = error
+            run_blocking(commit_group(group, at_once(self._insert)))
         finally:
             for write in group:
                 write.finish()
 
-    def _commit_one(self, write: _Write) -> None:
-        try:
-            write.ids = self._insert(write.events)
-        except IntegrityError as conflict:
-            write.error = conflict
-
     def _insert(self, stored_events: Sequence[StoredEvent]) -> list[int]:
         """One transaction: table lock, notify, insert; the notification ids in order."""
         with self.datastore.get_connection() as conn, conn.cursor() as cursor:
-            cursor.execute(self.insert_statement, insert_columns(stored_events), prepare=True)
+            cursor.execute(self.statements.insert, insert_columns(stored_events), prepare=True)
             return [row["notification_id"] for row in cursor.fetchall()]
-
-
-def insert_columns(stored_events: Sequence[StoredEvent]) -> tuple[list[Any], ...]:
-    """The events as the insert function takes them: four parallel columns."""
-    return (
-        [e.originator_id for e in stored_events],
-        [e.originator_version for e in stored_events],
-        [e.topic for e in stored_events],
-        [e.state for e in stored_events],
-    )
 
 
 LOCAL_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"

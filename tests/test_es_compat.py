@@ -9,7 +9,7 @@ from uuid import uuid4
 
 from eventsourcing.application import Application, ProcessingEvent
 from eventsourcing.domain import Aggregate
-from eventsourcing.persistence import Tracking
+from eventsourcing.persistence import EventStore, Tracking
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 
@@ -17,6 +17,7 @@ from domain.player import Player
 from infrastructure import es_compat
 from infrastructure.application import PumpkinApplication, SessionKey
 from infrastructure.persistence import GroupCommitRecorder
+from infrastructure.run_blocking import at_once, run_blocking
 from projections.feed import PollingSubscription
 
 
@@ -38,12 +39,35 @@ def test_record_does_what_the_librarys_record_does(tmp_path: Path) -> None:
     assert "self.events.put(" in source and "self.repository.cache" in source, (
         "Application._record changed: review es_compat.record"
     )
+    put = inspect.getsource(EventStore.put)
+    assert "self.recorder.insert_events(stored_events, **kwargs)" in put, (
+        "EventStore.put changed: review es_compat.record"
+    )
+    assert "Recording(" in put and "Notification(" in put
     with PumpkinApplication.from_url(f"sqlite:///{tmp_path / 'e.db'}") as app:
         processing_event: ProcessingEvent[object] = ProcessingEvent()
         processing_event.collect_events(Player.register("bo"))
-        recordings = es_compat.record(app, processing_event)
+        insert = at_once(app.recorder.insert_events)
+        recordings = run_blocking(es_compat.record(app, processing_event, insert))
         assert [r.domain_event.originator_version for r in recordings] == [1]
+        assert [r.notification.originator_version for r in recordings] == [1]
         assert app.player_state("bo")["balance"] == 0
+
+
+def test_record_hands_the_insert_the_tracking_and_the_saved_keywords(tmp_path: Path) -> None:
+    seen: dict[str, object] = {}
+
+    async def insert(stored_events: list[object], **kwargs: object) -> list[int]:
+        seen.update(kwargs)
+        return [7]
+
+    with PumpkinApplication.from_url(f"sqlite:///{tmp_path / 'e.db'}") as app:
+        processing_event: ProcessingEvent[object] = ProcessingEvent(Tracking("upstream", 3))
+        processing_event.collect_events(Player.register("cy"))
+        processing_event.saved_kwargs["note"] = "kept"
+        recordings = run_blocking(es_compat.record(app, processing_event, insert))
+    assert seen == {"tracking": Tracking("upstream", 3), "note": "kept"}
+    assert [r.notification.id for r in recordings] == [7]
 
 
 def test_the_hook_after_recording_takes_the_recordings() -> None:

@@ -12,7 +12,7 @@ from copy import deepcopy
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, ProcessingEvent
+from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import IntegrityError
 
@@ -69,11 +69,8 @@ class Accounts:
             return await asyncio.to_thread(self.saved, *aggregates)
         accounts = [a for a in aggregates if isinstance(a, WalletAccount)]
         marks = [(a, a.version - len(a.pending_events)) for a in accounts]
-        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
-        app._collect(processing_event, *aggregates)
-        stored = [app.mapper.to_stored_event(e) for e in processing_event.events]
         try:
-            await app._async_group_commit().save(stored)
+            await app._save_in_loop(*aggregates)  # the application's one save path
         except IntegrityError:
             return False
         for aggregate in aggregates:
@@ -83,9 +80,6 @@ class Accounts:
             self._remember(account)
             if account.version // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
                 await asyncio.to_thread(self._snapshot, account)
-        due = app._due_a_snapshot(processing_event)
-        if due:
-            await asyncio.to_thread(app._write_snapshots, due)
         return True
 
     def saved(self, *aggregates: Any) -> bool:
