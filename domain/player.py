@@ -20,6 +20,7 @@ import functools
 import itertools
 import re
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 from uuid import UUID, uuid5
 
@@ -39,6 +40,15 @@ from domain.errors import (
 from domain.facts import JSON, ROUND_FACTS
 from domain.hashchain import GENESIS, digest_of
 from domain.progress import NEW_PLAYER, Progress
+from domain.protection import (
+    EMPTY_GUARD,
+    Guard,
+    Profile,
+    check_access,
+    check_round,
+    with_round_settled,
+    with_round_started,
+)
 
 NAMESPACE = UUID("6a0e7d3c-58f4-4b9c-9a51-2f1d6c0b7e11")  # fixed: ids must never change
 RECENT_REQUESTS = 10_000
@@ -129,6 +139,7 @@ class Player(Aggregate):
         self.sessions: dict[str, list[Any]] = {}  # session_id -> [open, spins, staked, won]
         self.round_session = ""  # the session of the round being recorded
         self.chain_head = GENESIS
+        self.guard: Guard = EMPTY_GUARD  # player protection (domain.protection), copy-on-write
 
     @classmethod
     def register(cls, player_id: str) -> Player:
@@ -299,8 +310,25 @@ class Player(Aggregate):
         if stake > self.balance:
             raise InsufficientFunds(f"balance {self.balance} is less than the stake {stake}")
 
-    def spin(self, session_id: str, stake: int, request_id: str, seed: bytes) -> RoundOutcome:
-        """Play and record one whole round: StakePlaced, the engine's facts, RoundSettled."""
+    def check_protection(
+        self, session_id: str, stake: int, profile: Profile, now: datetime
+    ) -> None:
+        """Player protection's rules for a spin (ProtectionRefusal), before check_spin's."""
+        at = now.timestamp()
+        check_access(self.guard, session_id, at)
+        if self._session(session_id)[0]:
+            check_round(self.guard, session_id, stake, profile, at)
+
+    def spin(
+        self,
+        session_id: str,
+        stake: int,
+        request_id: str,
+        seed: bytes,
+        now: datetime | None = None,
+    ) -> RoundOutcome:
+        """Play and record one whole round: StakePlaced, the engine's facts, RoundSettled.
+        `now` (the application's clock) is when the round starts: the protection rules' time."""
         check_request_id(request_id)
         self.check_spin(session_id, stake)
         outcome = play_round(self.progress, stake, seed)
@@ -309,6 +337,7 @@ class Player(Aggregate):
         before = outcome.progress_before
         self.trigger_event(
             self.StakePlaced,
+            timestamp=now,
             round_id=round_id,
             player_id=self.player_id,
             session_id=session_id,
@@ -362,6 +391,9 @@ class Player(Aggregate):
             player.balance = self.balance_after
             player.rounds += 1
             player.round_session = self.session_id
+            player.guard = with_round_started(
+                player.guard, self.session_id, self.stake, self.timestamp.timestamp()
+            )
             is_open, spins, staked, won = player.sessions[self.session_id]
             player.sessions[self.session_id] = [is_open, spins + 1, staked + self.stake, won]
             player.remember(
@@ -443,6 +475,7 @@ class Player(Aggregate):
             is_open, spins, staked, won = player.sessions[player.round_session]
             player.sessions[player.round_session] = [is_open, spins, staked, won + self.total_win]
             player.round_session = ""
+            player.guard = with_round_settled(player.guard, self.total_win)
 
 
 ROUND_EVENTS: dict[str, type[Player.RoundFact]] = {
@@ -458,3 +491,8 @@ def round_event_payload(event: object) -> tuple[str, dict[str, Any]]:
     if isinstance(event, Player.RoundFact):
         return name, dict(event.payload)
     return name, {k: v for k, v in vars(event).items() if k not in _ENVELOPE}
+
+
+# Player protection's events live in their own module; importing it here registers their
+# stored topics wherever players are read.
+from domain import protection_events as _protection_events  # noqa: E402, F401

@@ -22,6 +22,7 @@ import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from copy import deepcopy
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 from uuid import UUID, uuid4, uuid5
 
@@ -32,6 +33,7 @@ from eventsourcing.persistence import IntegrityError, Mapper
 from domain.errors import (
     PlayerExists,
     PlayerNotFound,
+    ProtectionRefusal,
     RoundNotFound,
     RuleViolation,
     SessionNotFound,
@@ -48,6 +50,8 @@ from domain.player import (
     round_event_payload,
     topic_of,
 )
+from domain.protection import PROFILES, Profile
+from domain.protection_events import check_may_open, protect_session
 from domain.recall import round_view
 from infrastructure.async_commit import AsyncGroupCommit
 from infrastructure.json_mapper import JsonNativeMapper
@@ -58,6 +62,7 @@ from infrastructure.persistence import (
     schema_lock,
 )
 from infrastructure.ports import SessionRef
+from infrastructure.protection_commands import ProtectionCommands
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
@@ -107,7 +112,11 @@ def token_key_id(hashed: str) -> UUID:
     return uuid5(NAMESPACE, f"token:{hashed}")
 
 
-class PumpkinApplication(Application[UUID]):
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class PumpkinApplication(ProtectionCommands, Application[UUID]):
     name = "Pumpkin"  # tables: pumpkin_events, pumpkin_snapshots
     snapshotting_intervals = {Player: SNAPSHOT_EVERY}  # noqa: RUF012 - eventsourcing's API
 
@@ -118,6 +127,10 @@ class PumpkinApplication(Application[UUID]):
         self._session_players: dict[str, str] = {}
         self._token_sessions: dict[str, tuple[str, str]] = {}
         self._async_commit: AsyncGroupCommit | None = None
+        # Player protection: the jurisdiction's profile (set by bootstrap from the settings) and
+        # the clock every protection rule is judged by (tests move it; nothing sleeps).
+        self.profile: Profile = PROFILES["none"]
+        self.clock: Callable[[], datetime] = utc_now
 
     def construct_mapper(self) -> Mapper[UUID]:
         return self.factory.mapper(
@@ -150,13 +163,22 @@ class PumpkinApplication(Application[UUID]):
 
     # -- sessions --------------------------------------------------------------------------------
 
-    def open_session(self, player_id: str) -> tuple[str, str]:
+    def open_session(
+        self, player_id: str, reality_check_minutes: object = None
+    ) -> tuple[str, str]:
         for _ in self._attempts():
             player = self._player(player_id)
+            now = self.clock()
+            try:
+                check_may_open(player, now)
+            except ProtectionRefusal as refusal:
+                self._refused(player_id, refusal, "", None)
+                raise
             session_id = uuid4().hex
             token = secrets.token_urlsafe(32)
             hashed = token_hash(token)
             player.open_session(session_id, hashed)
+            protect_session(player, session_id, reality_check_minutes, self.profile, now)
             session_key = SessionKey._create(
                 SessionKey.Issued, id=UUID(hex=session_id), player_id=player_id,
                 prev_hash="",
@@ -186,15 +208,26 @@ class PumpkinApplication(Application[UUID]):
 
     def close_session(self, session_id: str) -> dict[str, Any]:
         player_id = self._player_of_session(session_id)
-        return self._command(player_id, lambda player: player.close_session(session_id))
+        return self._command(player_id, lambda player: self._close(player, session_id))
+
+    def _close(self, player: Player, session_id: str) -> dict[str, Any]:
+        """THE close path: by the player, the operator, an exclusion or a protection rule."""
+        return player.close_session(session_id)
 
     # -- rounds ----------------------------------------------------------------------------------
 
     def spin(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
         player_id = self._player_of_session(session_id)
-        result = self._command(
-            player_id, lambda player: _play(player, session_id, stake, request_id)
-        )
+        try:
+            result = self._command(
+                player_id,
+                lambda player: _play(
+                    player, session_id, stake, request_id, self.profile, self.clock()
+                ),
+            )
+        except ProtectionRefusal as refusal:
+            self._refused(player_id, refusal, session_id, stake)
+            raise
         if isinstance(result, int):
             return self._round_from(player_aggregate_id(player_id), result)
         return round_view(round_event_payload(event) for event in result)
@@ -250,7 +283,7 @@ class PumpkinApplication(Application[UUID]):
             return None
         player: Player = deepcopy(cached)
         try:
-            decided = _play(player, session_id, stake, request_id)
+            decided = _play(player, session_id, stake, request_id, self.profile, self.clock())
         except RuleViolation:
             return None  # a refusal is only final when judged on the newest state
         return None if isinstance(decided, int) else player
@@ -519,15 +552,18 @@ def _project(aggregate: Any, events: Iterable[Any]) -> Any:
     return aggregate
 
 
-def _play(player: Player, session_id: str, stake: int, request_id: str) -> int | list[Any]:
+def _play(
+    player: Player, session_id: str, stake: int, request_id: str, profile: Profile, now: datetime
+) -> int | list[Any]:
     """Decide a spin on `player`: the StakePlaced version of the round a request id already
     played, or the new round's events (pending on the player)."""
     recorded = player.spin_replayed(session_id, stake, request_id)
     if recorded is not None:
         return recorded
+    player.check_protection(session_id, stake, profile, now)
     player.check_spin(session_id, stake)
     seed = secrets.token_bytes(32)  # drawn before any event exists: replay never draws
-    player.spin(session_id, stake, request_id, seed)
+    player.spin(session_id, stake, request_id, seed, now)
     return [event for event in player.pending_events if _in_round(event)]
 
 
