@@ -232,14 +232,19 @@ def check_round(guard: Guard, session_id: str, stake: int, profile: Profile, now
 
 
 def losses(guard: Guard, windows: Mapping[str, int], now: float) -> dict[str, int]:
-    """Stakes minus wins in each rolling window. Play is kept per minute: a minute counts while
-    any part of it is inside the window, so a round counts up to a minute longer, never less."""
+    """Stakes minus wins in each rolling window (rounds started after now - window). Play is
+    kept per minute, so the minute the window's start falls in counts its stakes alone: never
+    less than the exact loss (its rounds inside the window staked at most that and won >= 0),
+    at most one minute's wins more, and exact again a minute later."""
     totals = dict.fromkeys(windows, 0)
     for minute, (staked, won) in guard["ledger"].items():
-        ends = (int(minute) + 1) * MINUTE
+        begins = int(minute) * MINUTE
         for name, seconds in windows.items():
-            if ends > now - seconds:
+            start = now - seconds
+            if begins > start:
                 totals[name] += staked - won
+            elif begins + MINUTE > start:
+                totals[name] += staked
     return totals
 
 

@@ -62,7 +62,7 @@ from infrastructure.persistence import (
     schema_lock,
 )
 from infrastructure.ports import SessionRef
-from infrastructure.protection_commands import ProtectionCommands
+from infrastructure.protection_commands import ProtectionCommands, exclusion_view
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
@@ -159,7 +159,8 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
         return self._command(player_id, lambda player: player.withdraw(amount, request_id))
 
     def player_state(self, player_id: str) -> dict[str, Any]:
-        return self._player(player_id).state()
+        player = self._player(player_id)
+        return {**player.state(), **exclusion_view(player, self.clock().timestamp())}
 
     # -- sessions --------------------------------------------------------------------------------
 

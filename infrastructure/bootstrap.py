@@ -13,10 +13,12 @@ import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from fastapi import FastAPI
 
+from domain.protection import Profile, profile_named
 from domain.rules_document import current_rules_document
 from infrastructure.http.app import create_app
 from infrastructure.http.deps import AuditReads, HttpDeps
@@ -55,7 +57,9 @@ def build_application(settings: Settings) -> Any:
     """The event-sourced application (GameService) on PUMPKIN_DATABASE_URL."""
     from infrastructure.application import PumpkinApplication
 
-    return PumpkinApplication.from_url(settings.database_url)
+    application = PumpkinApplication.from_url(settings.database_url)
+    application.profile = profile_named(settings.jurisdiction)
+    return application
 
 
 def build_projection_rounds(settings: Settings) -> Any:
@@ -79,7 +83,7 @@ def build_http_app(
         service=application,
         rounds=ReadYourWritesRounds(projection_rounds, WriteSideRounds(application)),
         verify_player=player_verifier(application),
-        rules_document=current_rules_document,
+        rules_document=rules_with_jurisdiction(profile_named(settings.jurisdiction)),
         operator_key=settings.operator_key.get_secret_value(),
         auditor_key=settings.auditor_key.get_secret_value(),
         metrics=metrics,
@@ -90,6 +94,16 @@ def build_http_app(
         audit_trail=_audit_trail(settings) if audit is not None else None,
     )
     return create_app(deps, on_shutdown)
+
+
+def rules_with_jurisdiction(profile: Profile) -> Callable[[], dict[str, Any]]:
+    """The rules document with the profile under "jurisdiction" (CONTRACT.md), built once."""
+
+    @cache
+    def document() -> dict[str, Any]:
+        return {**current_rules_document(), "jurisdiction": profile.document()}
+
+    return document
 
 
 def _audit_trail(settings: Settings) -> Callable[[str | None], Any]:

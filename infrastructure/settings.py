@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     token_cache_seconds: float = Field(default=2.0, ge=0.0, le=60.0)
     # `serve` also runs the projections in its own process (the one-command embedded default).
     serve_projections: bool = True
+    # The player-protection profile (domain.protection.PROFILES; CONTRACT.md "Player protection").
+    jurisdiction: Literal["none", "uk", "ontario"] = "none"
 
     @field_validator("database_url")
     @classmethod

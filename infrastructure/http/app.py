@@ -12,6 +12,7 @@ from infrastructure.http import (
     routes_audit,
     routes_operator,
     routes_play,
+    routes_protection,
     routes_public,
     routes_reads,
 )
@@ -55,7 +56,9 @@ def create_app(
     app.state.limiter = RateLimiter(deps.rate_limit_per_second)
     app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)
     install_error_handlers(app, deps.metrics)
-    for module in (routes_public, routes_operator, routes_play, routes_reads, routes_audit):
+    for module in (
+        routes_public, routes_operator, routes_play, routes_reads, routes_audit, routes_protection
+    ):
         app.include_router(module.router)
     if spin_lane:
         app.add_middleware(SpinLane)

@@ -18,7 +18,6 @@ from fastapi.security.utils import get_authorization_scheme_param
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
-from domain.errors import SessionClosed
 from infrastructure.http.deps import Deps, HttpDeps
 from infrastructure.http.errors import ApiError, forbidden, unauthorized
 from infrastructure.http.ratelimit import RateLimiter
@@ -52,8 +51,15 @@ class Caller:
         if self.session is None or self.session.session_id != session_id:
             self._live_player()
             raise forbidden("a session token plays only its own session")
-        if not self.session.open:
-            raise SessionClosed("this session is closed")
+        # A closed session's spin is judged by the service: session_closed, or what closed it
+        # (an exclusion: player_excluded; the session time limit: session_time_limit).
+
+    def may_answer_reality_check(self, session_id: str) -> None:
+        if self.role != "player":
+            raise forbidden("only the session's own token answers its reality check")
+        if self.session is None or self.session.session_id != session_id:
+            self._live_player()
+            raise forbidden("a session token answers only its own session's reality check")
 
     def may_close(self, session_id: str) -> None:
         if self.role == "operator":
