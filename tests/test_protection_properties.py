@@ -80,7 +80,8 @@ class Model:
         return value
 
     def exclude(self, until: float, now: float) -> None:
-        self.excluded_until = max(self.excluded_until, until) if self.excluded_until > now else until
+        in_force = self.excluded_until > now
+        self.excluded_until = max(self.excluded_until, until) if in_force else until
 
     def assert_allowed(self, session_id: str, stake: int, now: float) -> None:
         assert now >= self.excluded_until, "an excluded player played"
