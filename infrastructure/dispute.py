@@ -18,6 +18,7 @@ from domain.board import MAX_WIN_X_STAKE, PAYLINES
 from domain.errors import RoundNotFound
 from domain.player import parse_round_id, player_aggregate_id
 from domain.recall import round_view
+from infrastructure.dispute_protection import protection_before
 from infrastructure.event_rows import EventRows
 from infrastructure.replay_check import StreamResult
 from infrastructure.round_check import RecordedEvent, RoundRecord
@@ -64,6 +65,9 @@ def dispute_report(application: Any, round_id: str) -> dict[str, Any]:
         "verification": _verdict(result, record, events),
         "round": played,
         "events": [_event(e) for e in events],
+        "protection": protection_before(
+            application, parsed[0], played["session_id"], record.stake_placed.version
+        ),
     }
 
 

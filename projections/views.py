@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from projections.audit import AuditTrailView
 from projections.balances import BalancesView
+from projections.protection_stats import ProtectionStatsView
 from projections.recorders import View
 from projections.rounds import RoundsView
 from projections.statistics import StatisticsView
 
 
 def all_views() -> list[View]:
-    return [BalancesView(), RoundsView(), AuditTrailView(), StatisticsView()]
+    return [
+        BalancesView(), RoundsView(), AuditTrailView(), StatisticsView(), ProtectionStatsView()
+    ]

@@ -1,0 +1,51 @@
+"""Protection's events reach the audit trail, the statistics and the dispute report."""
+
+from __future__ import annotations
+
+import pytest
+from protection_support import funded_player, protected
+
+from domain.errors import StakeLimit
+from infrastructure.application import PumpkinApplication
+from infrastructure.dispute import dispute_report
+from projections.export import audit_rows
+from projections.queries import RecallReader
+from projections.runner import ProjectionsRunner
+
+
+def test_protection_events_are_in_the_audit_trail_statistics_and_dispute_report(
+    store_url: str,
+) -> None:
+    app = PumpkinApplication.from_url(store_url)
+    try:
+        clock = protected(app, "uk")
+        player_id = funded_player(app)
+        session_id, _ = app.open_session(player_id, 15)
+        app.set_limits(player_id, {"loss_per_day": 10_000})
+        with pytest.raises(StakeLimit):
+            app.spin(session_id, 2000, "big")
+        clock.move(seconds=3)
+        played = app.spin(session_id, 100, "r1")
+        report = dispute_report(app, played["round_id"])
+        assert [e["event"] for e in report["protection"]] == [
+            "SessionProtected", "LimitsChanged", "ProtectionRefused"
+        ]
+        assert report["protection"][-1]["payload"]["rule"] == "stake_limit"
+    finally:
+        app.close()
+    runner = ProjectionsRunner(store_url)
+    try:
+        runner.catch_up()
+    finally:
+        runner.stop()
+    names = [row["name"] for row in audit_rows(store_url, player_id)]
+    assert {"SessionProtected", "LimitsChanged", "ProtectionRefused"} <= set(names)
+    reader = RecallReader(store_url)
+    try:
+        protection = reader.stats()["protection"]
+    finally:
+        reader.close()
+    assert {(row["event"], row["rule"], row["count"]) for row in protection} == {
+        ("SessionProtected", "", 1), ("LimitsChanged", "", 1),
+        ("ProtectionRefused", "stake_limit", 1),
+    }
