@@ -98,8 +98,9 @@ def parse_round_id(round_id: str) -> tuple[str, int] | None:
 
 
 def topic_of(cls: type) -> str:
-    """The stored topic of an event class (as eventsourcing names it)."""
-    return f"{cls.__module__}:{cls.__qualname__}"
+    """The stored topic of an event class (as eventsourcing names it: its TOPIC if it has one)."""
+    explicit: str | None = getattr(cls, "TOPIC", None)
+    return explicit or f"{cls.__module__}:{cls.__qualname__}"
 
 
 def _json_value(payload: Mapping[str, JSON]) -> dict[str, JSON]:

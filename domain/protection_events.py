@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from eventsourcing.utils import register_topic
+
 from domain.errors import ProtectionRefusal, SessionClosed
 from domain.player import Player
 from domain.protection import (
@@ -97,6 +99,8 @@ PROTECTION_EVENTS = (
     LimitsChanged, Excluded, SessionProtected, RealityCheckAnswered, ProtectionRefused
 )
 PROTECTION_EVENT_NAMES = frozenset(cls.__name__ for cls in PROTECTION_EVENTS)
+for _cls in PROTECTION_EVENTS:  # so a process that never wrote one still reads them back
+    register_topic(_cls.TOPIC, _cls)
 
 
 def change_limits(player: Player, requested: Mapping[str, Any], now: datetime) -> None:
