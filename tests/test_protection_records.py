@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 from protection_support import funded_player, protected
 
-from domain.errors import StakeLimit
+from domain.errors import RealityCheckDue, StakeLimit
 from infrastructure.application import PumpkinApplication
 from infrastructure.dispute import dispute_report
 from projections.export import audit_rows
@@ -49,3 +53,29 @@ def test_protection_events_are_in_the_audit_trail_statistics_and_dispute_report(
         ("SessionProtected", "", 1), ("LimitsChanged", "", 1),
         ("ProtectionRefused", "stake_limit", 1),
     }
+
+
+def test_a_fresh_process_reads_and_verifies_a_stream_with_protection_events(
+    store_url: str,
+) -> None:
+    app = PumpkinApplication.from_url(store_url)
+    try:
+        clock = protected(app, "uk")
+        player_id = funded_player(app)
+        session_id, _ = app.open_session(player_id, 30)
+        app.spin(session_id, 100, "r1")
+        app.set_limits(player_id, {"max_stake": 100, "session_minutes": 60})
+        clock.move(minutes=30)
+        with pytest.raises(RealityCheckDue):
+            app.spin(session_id, 100, "r2")
+        app.reality_check(session_id, True)
+        app.exclude(player_id, None, "for good")
+    finally:
+        app.close()
+    verified = subprocess.run(
+        [sys.executable, "-c", "from infrastructure.cli import app; app()", "verify",
+         "--player", player_id],
+        env={**os.environ, "PUMPKIN_DATABASE_URL": store_url},
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert verified.returncode == 0, verified.stdout + verified.stderr
