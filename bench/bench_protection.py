@@ -76,7 +76,8 @@ def main() -> None:
         elif args.store == "sqlite":
             url = f"sqlite:///{stack.enter_context(tempfile.TemporaryDirectory())}/events.db"
         if args.store == "memory":
-            app = stack.enter_context(PumpkinApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+            in_memory = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+            app = stack.enter_context(PumpkinApplication(env=in_memory))
         else:
             app = stack.enter_context(PumpkinApplication.from_url(url))
         app.clock = SteppingClock(0.05)
