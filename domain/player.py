@@ -42,7 +42,6 @@ from domain.hashchain import GENESIS, digest_of
 from domain.progress import NEW_PLAYER, Progress
 from domain.protection import (
     EMPTY_GUARD,
-    Guard,
     Profile,
     check_access,
     check_round,
@@ -119,6 +118,10 @@ class ChainLink:
 
 
 class Player(Aggregate):
+    # Also the class default: a player restored from a snapshot taken before protection
+    # existed has none in its state (its guard is only ever replaced, never changed in place).
+    guard = EMPTY_GUARD
+
     class Event(ChainLink, Aggregate.Event):
         JSON_NATIVE_STATE = True  # every field a JSON value but the timestamp (fast to encode)
         prev_hash: str
@@ -140,7 +143,7 @@ class Player(Aggregate):
         self.sessions: dict[str, list[Any]] = {}  # session_id -> [open, spins, staked, won]
         self.round_session = ""  # the session of the round being recorded
         self.chain_head = GENESIS
-        self.guard: Guard = EMPTY_GUARD  # player protection (domain.protection), copy-on-write
+        self.guard = EMPTY_GUARD  # player protection (domain.protection), copy-on-write
 
     @classmethod
     def register(cls, player_id: str) -> Player:

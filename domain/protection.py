@@ -47,7 +47,7 @@ REALITY_CHECK_CHOICES = (15, 30, 60)
 MINUTE = 60
 LEDGER_SECONDS = max(LOSS_WINDOWS.values()) + MINUTE
 
-Guard = Mapping[str, Any]
+Guard = dict[str, Any]  # never changed in place: every change builds a new one
 EMPTY_GUARD: dict[str, Any] = {
     "limits": {}, "pending": {}, "excluded": None, "sessions": {}, "ledger": {}, "minute": "",
 }

@@ -172,3 +172,20 @@ def test_no_sequence_lets_a_forbidden_round_through(profile: str, steps: list[An
             model.rounds.append((at, stake, outcome.total_win))
             model.last_round[session_id] = at
             event("a round was played")
+
+
+def test_a_player_from_a_snapshot_older_than_protection_spins_under_its_rules() -> None:
+    from eventsourcing.domain import Snapshot
+
+    player = Player.register("old")
+    player.deposit(10_000, "funds")
+    player.open_session("s1", "hash")
+    snapshot = Snapshot.take(player)
+    del snapshot.state["guard"]  # as snapshots taken before protection existed hold it
+    restored: Player = snapshot.mutate(None)
+    restored.open_session("s2", "hash")
+    protect_session(restored, "s2", None, PROFILES["uk"], START)
+    restored.check_protection("s1", 100, PROFILES["uk"], START)
+    restored.spin("s1", 100, "r1", bytes(32), START)
+    change_limits(restored, {"max_stake": 20}, START)
+    assert restored.guard["limits"] == {"max_stake": 20}
