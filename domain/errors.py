@@ -91,20 +91,20 @@ class RoundTooSoon(ProtectionRefusal):
         self.retry_after = retry_after
 
 
-class SessionTimeLimit(ProtectionRefusal):
+class SessionRefusal(ProtectionRefusal):
+    """A refusal that concerns one session (named in the answer)."""
+
+    def __init__(self, session_id: str, message: str) -> None:
+        super().__init__(message)
+        self.session_id = session_id
+
+
+class SessionTimeLimit(SessionRefusal):
     code = "session_time_limit"
 
-    def __init__(self, session_id: str, message: str) -> None:
-        super().__init__(message)
-        self.session_id = session_id
 
-
-class RealityCheckDue(ProtectionRefusal):
+class RealityCheckDue(SessionRefusal):
     code = "reality_check_due"
-
-    def __init__(self, session_id: str, message: str) -> None:
-        super().__init__(message)
-        self.session_id = session_id
 
 
 class InvalidLimits(RuleViolation):

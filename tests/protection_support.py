@@ -47,3 +47,13 @@ def stream(app: PumpkinApplication, player_id: str) -> list[tuple[str, dict[str,
 
 def loss_of(rounds: list[dict[str, Any]]) -> int:
     return sum(r["stake"] - r["total_win"] for r in rounds)
+
+
+def protected_session(
+    app: PumpkinApplication, profile: str = "uk", minutes: int | None = None
+) -> tuple[FakeClock, str, str]:
+    """(clock, player_id, session_id): `app` under `profile`, a funded player, an open session."""
+    clock = protected(app, profile)
+    player_id = funded_player(app)
+    session_id, _ = app.open_session(player_id, minutes)
+    return clock, player_id, session_id

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from protection_support import funded_player, protected
+from protection_support import protected_session
 
 from domain.errors import RealityCheckDue, StakeLimit
 from infrastructure.application import PumpkinApplication
@@ -22,9 +22,7 @@ def test_protection_events_are_in_the_audit_trail_statistics_and_dispute_report(
 ) -> None:
     app = PumpkinApplication.from_url(store_url)
     try:
-        clock = protected(app, "uk")
-        player_id = funded_player(app)
-        session_id, _ = app.open_session(player_id, 15)
+        clock, player_id, session_id = protected_session(app, "uk", 15)
         app.set_limits(player_id, {"loss_per_day": 10_000})
         with pytest.raises(StakeLimit):
             app.spin(session_id, 2000, "big")
@@ -60,9 +58,7 @@ def test_a_fresh_process_reads_and_verifies_a_stream_with_protection_events(
 ) -> None:
     app = PumpkinApplication.from_url(store_url)
     try:
-        clock = protected(app, "uk")
-        player_id = funded_player(app)
-        session_id, _ = app.open_session(player_id, 30)
+        clock, player_id, session_id = protected_session(app, "uk", 30)
         app.spin(session_id, 100, "r1")
         app.set_limits(player_id, {"max_stake": 100, "session_minutes": 60})
         clock.move(minutes=30)

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from protection_support import event_names, funded_player, loss_of, protected, stream
+from protection_support import (
+    event_names,
+    funded_player,
+    loss_of,
+    protected,
+    protected_session,
+    stream,
+)
 
 from domain.errors import (
     InvalidExclusion,
@@ -26,8 +33,7 @@ from infrastructure.application import PumpkinApplication
 def test_a_spin_sooner_than_the_minimum_round_time_waits_the_rest_rounded_up(
     service: PumpkinApplication,
 ) -> None:
-    clock = protected(service, "uk")
-    session_id, _ = service.open_session(funded_player(service))
+    clock, _, session_id = protected_session(service, "uk")
     service.spin(session_id, 100, "r1")
     clock.move(seconds=1.2)
     with pytest.raises(RoundTooSoon) as refused:
@@ -40,8 +46,7 @@ def test_a_spin_sooner_than_the_minimum_round_time_waits_the_rest_rounded_up(
 def test_refused_spins_do_not_count_towards_the_minimum_round_time(
     service: PumpkinApplication,
 ) -> None:
-    clock = protected(service, "ontario")
-    session_id, _ = service.open_session(funded_player(service))
+    clock, _, session_id = protected_session(service, "ontario")
     service.spin(session_id, 100, "r1")
     clock.move(seconds=2)
     with pytest.raises(RoundTooSoon):
@@ -69,9 +74,7 @@ def test_the_none_profile_has_no_minimum_round_time(service: PumpkinApplication)
 def test_a_stake_above_the_profiles_or_the_players_max_stake_is_refused(
     service: PumpkinApplication,
 ) -> None:
-    clock = protected(service, "uk")
-    player_id = funded_player(service)
-    session_id, _ = service.open_session(player_id)
+    clock, player_id, session_id = protected_session(service, "uk")
     with pytest.raises(StakeLimit):
         service.spin(session_id, 600, "r1")
     service.spin(session_id, 400, "r1")
@@ -85,8 +88,7 @@ def test_a_stake_above_the_profiles_or_the_players_max_stake_is_refused(
 def test_a_reality_check_refuses_spins_until_the_player_answers_it(
     service: PumpkinApplication,
 ) -> None:
-    clock = protected(service, "uk")
-    session_id, _ = service.open_session(funded_player(service), 15)
+    clock, _, session_id = protected_session(service, "uk", 15)
     clock.move(minutes=15)
     with pytest.raises(RealityCheckDue) as due:
         service.spin(session_id, 100, "r1")
@@ -106,8 +108,7 @@ def test_a_reality_check_refuses_spins_until_the_player_answers_it(
 def test_declining_to_go_on_at_a_reality_check_closes_the_session(
     service: PumpkinApplication,
 ) -> None:
-    clock = protected(service, "ontario")
-    session_id, _ = service.open_session(funded_player(service))  # the profile's 60 minutes
+    clock, _, session_id = protected_session(service, "ontario")  # the profile's 60 minutes
     clock.move(minutes=59)
     service.spin(session_id, 100, "r1")
     clock.move(minutes=1)
@@ -127,8 +128,7 @@ def test_a_reality_check_interval_is_15_30_or_60_minutes(service: PumpkinApplica
 
 
 def test_the_none_profile_has_no_reality_checks(service: PumpkinApplication) -> None:
-    clock = protected(service, "none")
-    session_id, _ = service.open_session(funded_player(service), 15)
+    clock, _, session_id = protected_session(service, "none", 15)
     clock.move(hours=5)
     service.spin(session_id, 100, "r1")
 
@@ -145,9 +145,7 @@ def _play(service: PumpkinApplication, session_id: str, clock: Any, count: int) 
 def test_a_loss_limit_refuses_a_stake_that_would_pass_it_and_allows_reaching_it(
     service: PumpkinApplication, window: str
 ) -> None:
-    clock = protected(service, "none")
-    player_id = funded_player(service)
-    session_id, _ = service.open_session(player_id)
+    clock, player_id, session_id = protected_session(service, "none")
     loss = loss_of(_play(service, session_id, clock, 3))
     limit = max(loss, 0) + 100
     service.set_limits(player_id, {window: limit})
@@ -160,9 +158,7 @@ def test_a_loss_limit_refuses_a_stake_that_would_pass_it_and_allows_reaching_it(
 
 
 def test_a_loss_limit_counts_only_the_rolling_window(service: PumpkinApplication) -> None:
-    clock = protected(service, "none")
-    player_id = funded_player(service)
-    session_id, _ = service.open_session(player_id)
+    clock, player_id, session_id = protected_session(service, "none")
     service.set_limits(player_id, {"loss_per_day": 200})
     rounds = _play(service, session_id, clock, 1)
     if loss_of(rounds) + 200 > 200:
@@ -240,9 +236,7 @@ def test_limits_must_be_known_names_with_positive_whole_values(
 def test_an_exclusion_closes_open_sessions_and_refuses_opening_and_spinning(
     service: PumpkinApplication,
 ) -> None:
-    clock = protected(service, "none")
-    player_id = funded_player(service)
-    session_id, _ = service.open_session(player_id)
+    clock, player_id, session_id = protected_session(service, "none")
     until = clock.now.replace(month=4)
     assert service.exclude(player_id, until, "asked for a break") == {
         "excluded": True, "excluded_until": "2026-04-01T12:00:00+00:00"
@@ -274,9 +268,7 @@ def test_an_exclusion_cannot_be_shortened(service: PumpkinApplication) -> None:
 def test_every_setting_answer_exclusion_and_refusal_is_an_event_that_moves_no_money(
     service: PumpkinApplication,
 ) -> None:
-    clock = protected(service, "uk")
-    player_id = funded_player(service)
-    session_id, _ = service.open_session(player_id, 30)
+    clock, player_id, session_id = protected_session(service, "uk", 30)
     service.set_limits(player_id, {"loss_per_day": 1000})
     with pytest.raises(StakeLimit):
         service.spin(session_id, 600, "r1")
@@ -300,9 +292,7 @@ def test_every_setting_answer_exclusion_and_refusal_is_an_event_that_moves_no_mo
 
 def test_protection_is_rebuilt_from_the_store_after_a_restart(store_url: str) -> None:
     app = PumpkinApplication.from_url(store_url)
-    clock = protected(app, "uk")
-    player_id = funded_player(app)
-    session_id, _ = app.open_session(player_id)
+    clock, player_id, session_id = protected_session(app, "uk")
     app.spin(session_id, 100, "r1")
     app.set_limits(player_id, {"max_stake": 100})
     app.set_limits(player_id, {"max_stake": 400})

@@ -46,20 +46,19 @@ class Caller:
             raise forbidden("only the operator moves money, adds players or opens sessions")
 
     def may_spin(self, session_id: str) -> None:
-        if self.role != "player":
-            raise forbidden("only the session's own token plays")
-        if self.session is None or self.session.session_id != session_id:
-            self._live_player()
-            raise forbidden("a session token plays only its own session")
         # A closed session's spin is judged by the service: session_closed, or what closed it
         # (an exclusion: player_excluded; the session time limit: session_time_limit).
+        self._own_session(session_id, "plays")
 
     def may_answer_reality_check(self, session_id: str) -> None:
+        self._own_session(session_id, "answers the reality check of")
+
+    def _own_session(self, session_id: str, acts: str) -> None:
         if self.role != "player":
-            raise forbidden("only the session's own token answers its reality check")
+            raise forbidden(f"only the session's own token {acts} it")
         if self.session is None or self.session.session_id != session_id:
             self._live_player()
-            raise forbidden("a session token answers only its own session's reality check")
+            raise forbidden(f"a session token {acts} only its own session")
 
     def may_close(self, session_id: str) -> None:
         if self.role == "operator":
