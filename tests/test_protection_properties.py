@@ -5,12 +5,17 @@ drives it); an independent model of the rules, fed only the accepted rounds, jud
 from __future__ import annotations
 
 import hashlib
+import itertools
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+from conftest import STORES, open_store
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
+from protection_support import FakeClock
 
 from domain.errors import ProtectionRefusal, RuleViolation, SessionTimeLimit
 from domain.player import Player
@@ -23,6 +28,7 @@ from domain.protection_events import (
     protect_session,
     refuse,
 )
+from infrastructure.application import PumpkinApplication
 
 DAY = 86_400
 WINDOWS = {"loss_per_day": DAY, "loss_per_week": 7 * DAY, "loss_per_month": 30 * DAY}
@@ -100,6 +106,100 @@ class Model:
                 assert loss + stake <= cap, f"{name}: {loss} + {stake} > {cap}"
 
 
+class PlayerDriver:
+    """The player aggregate driven as the application drives it (pure, fast)."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.player = Player.register("prop")
+        self.player.deposit(10**9, "funds")
+
+    def open(self, session_id: str, minutes: int | None, now: datetime) -> bool:
+        try:
+            check_may_open(self.player, now)
+        except ProtectionRefusal as refusal:
+            refuse(self.player, refusal, "", None, now)
+            return False
+        self.player.open_session(session_id, "hash")
+        protect_session(self.player, session_id, minutes, self.profile, now)
+        return True
+
+    def limit(self, name: str, value: int | None, now: datetime) -> None:
+        change_limits(self.player, {name: value}, now)
+
+    def exclude(self, until: datetime, now: datetime) -> None:
+        for session_id in exclude(self.player, until, "test", now):
+            self.player.close_session(session_id)
+
+    def answer(self, session_id: str, proceed: bool, now: datetime) -> None:
+        if not answer_reality_check(self.player, session_id, proceed, now):
+            self.player.close_session(session_id)
+
+    def spin(self, session_id: str, stake: int, number: int, now: datetime) -> int:
+        """The round's win; a RuleViolation if refused."""
+        try:
+            self.player.check_protection(session_id, stake, self.profile, now)
+            self.player.check_spin(session_id, stake)
+        except ProtectionRefusal as refusal:
+            if isinstance(refusal, SessionTimeLimit) and self.player.session_is_open(session_id):
+                self.player.close_session(session_id)
+            refuse(self.player, refusal, session_id, stake, now)
+            raise
+        seed = hashlib.sha256(f"{number}".encode()).digest()
+        return self.player.spin(session_id, stake, f"r{number}", seed, now).total_win
+
+
+def run(driver: Any, profile: Profile, steps: list[Any]) -> int:
+    """Apply `steps` through `driver`; the model judges every round it lets through. The
+    number of rounds played."""
+    model = Model(profile)
+    now = START
+    sessions: list[str] = []
+    for number, step in enumerate(steps):
+        at = now.timestamp()
+        kind = step[0]
+        if kind == "move":
+            now += timedelta(seconds=step[1])
+        elif kind == "restart":
+            driver.restart()
+        elif kind == "open":
+            session_id = driver.open(f"s{number}", step[1], now)
+            if not session_id:
+                continue
+            session_id = session_id if isinstance(session_id, str) else f"s{number}"
+            sessions.append(session_id)
+            model.opened[session_id] = at
+            if profile.reality_check_minutes is not None:
+                model.check_every[session_id] = 60 * (step[1] or profile.reality_check_minutes)
+                model.next_check[session_id] = at + model.check_every[session_id]
+        elif kind == "limit":
+            driver.limit(step[1], step[2], now)
+            model.requests.append((at, step[1], step[2]))
+        elif kind == "exclude":
+            driver.exclude(now + timedelta(seconds=step[1]), now)
+            model.exclude(at + step[1], at)
+        elif kind == "answer" and sessions:
+            session_id = sessions[step[1] % len(sessions)]
+            try:
+                driver.answer(session_id, step[2], now)
+            except RuleViolation:
+                continue
+            check = model.next_check.get(session_id)
+            if check is not None and at >= check:
+                model.next_check[session_id] = at + model.check_every[session_id]
+        elif kind == "spin" and sessions:
+            session_id, stake = sessions[step[1] % len(sessions)], step[2]
+            try:
+                win = driver.spin(session_id, stake, number, now)
+            except RuleViolation:
+                continue
+            model.assert_allowed(session_id, stake, at)
+            model.rounds.append((at, stake, win))
+            model.last_round[session_id] = at
+            event("a round was played")
+    return len(model.rounds)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(profile=st.sampled_from(["none", "uk", "ontario"]), steps=actions)
 # The edges, always tried: a check due exactly now, a session exactly at its time limit, a
@@ -112,66 +212,78 @@ class Model:
 @example("none", [("open", None), ("limit", "max_stake", 20), ("limit", "max_stake", 100),
                   ("move", DAY - 1), ("spin", 0, 100)])
 def test_no_sequence_lets_a_forbidden_round_through(profile: str, steps: list[Any]) -> None:
-    rules = PROFILES[profile]
-    player = Player.register("prop")
-    player.deposit(10**9, "funds")
-    model = Model(rules)
-    now = START
-    sessions: list[str] = []
-    for number, step in enumerate(steps):
-        at = now.timestamp()
-        kind = step[0]
-        if kind == "move":
-            now += timedelta(seconds=step[1])
-        elif kind == "open":
+    run(PlayerDriver(PROFILES[profile]), PROFILES[profile], steps)
+
+
+class ApplicationDriver:
+    """The application on a real store, restarted (a new instance) when the steps say so."""
+
+    def __init__(self, store_url: str, profile: Profile, player_id: str) -> None:
+        self.store_url, self.profile, self.player_id = store_url, profile, player_id
+        self.clock = FakeClock()
+        self.app = self._open()
+        self.app.register_player(player_id)
+        self.app.deposit(player_id, 10**9, "funds")
+
+    def _open(self) -> PumpkinApplication:
+        app = PumpkinApplication.from_url(self.store_url)
+        app.clock, app.profile = self.clock, self.profile
+        return app
+
+    def restart(self) -> None:
+        self.app.close()
+        self.app = self._open()
+
+    def open(self, _: str, minutes: int | None, now: datetime) -> str | None:
+        self.clock.now = now
+        try:
+            return self.app.open_session(self.player_id, minutes)[0]
+        except ProtectionRefusal:
+            return None
+
+    def limit(self, name: str, value: int | None, now: datetime) -> None:
+        self.clock.now = now
+        self.app.set_limits(self.player_id, {name: value})
+
+    def exclude(self, until: datetime, now: datetime) -> None:
+        self.clock.now = now
+        self.app.exclude(self.player_id, until, "test")
+
+    def answer(self, session_id: str, proceed: bool, now: datetime) -> None:
+        self.clock.now = now
+        self.app.reality_check(session_id, proceed)
+
+    def spin(self, session_id: str, stake: int, number: int, now: datetime) -> int:
+        self.clock.now = now
+        return int(self.app.spin(session_id, stake, f"r{number}")["total_win"])
+
+
+app_actions = actions.map(
+    lambda steps: [step for n, step in enumerate(steps) for step in (
+        [step, ("restart",)] if n % 7 == 6 else [step])][:30]
+)
+
+
+@pytest.mark.parametrize("store", STORES)
+def test_on_either_store_and_across_restarts_no_forbidden_round_gets_through(
+    store: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    with ExitStack() as stack:
+        url = open_store(store, tmp_path_factory.mktemp("props"), stack)
+        players = itertools.count()
+        played: list[int] = []
+
+        @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(profile=st.sampled_from(["none", "uk", "ontario"]), steps=app_actions)
+        def check(profile: str, steps: list[Any]) -> None:
+            driver = ApplicationDriver(url, PROFILES[profile], f"p{next(players)}")
             try:
-                check_may_open(player, now)
-            except ProtectionRefusal as refusal:
-                refuse(player, refusal, "", None, now)
-                continue
-            session_id = f"s{number}"
-            player.open_session(session_id, "hash")
-            protect_session(player, session_id, step[1], rules, now)
-            sessions.append(session_id)
-            model.opened[session_id] = at
-            if rules.reality_check_minutes is not None:
-                model.check_every[session_id] = 60 * (step[1] or rules.reality_check_minutes)
-                model.next_check[session_id] = at + model.check_every[session_id]
-        elif kind == "limit":
-            change_limits(player, {step[1]: step[2]}, now)
-            model.requests.append((at, step[1], step[2]))
-        elif kind == "exclude":
-            for session_id in exclude(player, now + timedelta(seconds=step[1]), "test", now):
-                player.close_session(session_id)
-            model.exclude(at + step[1], at)
-        elif kind == "answer" and sessions:
-            session_id = sessions[step[1] % len(sessions)]
-            try:
-                if not answer_reality_check(player, session_id, step[2], now):
-                    player.close_session(session_id)
-            except RuleViolation:
-                continue
-            check = model.next_check.get(session_id)
-            if check is not None and at >= check:
-                model.next_check[session_id] = at + model.check_every[session_id]
-        elif kind == "spin" and sessions:
-            session_id, stake = sessions[step[1] % len(sessions)], step[2]
-            try:
-                player.check_protection(session_id, stake, rules, now)
-                player.check_spin(session_id, stake)
-            except ProtectionRefusal as refusal:
-                if isinstance(refusal, SessionTimeLimit) and player.session_is_open(session_id):
-                    player.close_session(session_id)
-                refuse(player, refusal, session_id, stake, now)
-                continue
-            except RuleViolation:
-                continue
-            model.assert_allowed(session_id, stake, at)
-            seed = hashlib.sha256(f"{number}".encode()).digest()
-            outcome = player.spin(session_id, stake, f"r{number}", seed, now)
-            model.rounds.append((at, stake, outcome.total_win))
-            model.last_round[session_id] = at
-            event("a round was played")
+                played.append(run(driver, PROFILES[profile], steps))
+            finally:
+                driver.app.close()
+
+        check()
+        assert sum(played) > 0, "no example played a round"
 
 
 def test_a_player_from_a_snapshot_older_than_protection_spins_under_its_rules() -> None:
