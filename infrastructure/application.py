@@ -219,16 +219,12 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
 
     def spin(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
         player_id = self._player_of_session(session_id)
-        try:
-            result = self._command(
-                player_id,
-                lambda player: _play(
-                    player, session_id, stake, request_id, self.profile, self.clock()
-                ),
-            )
-        except ProtectionRefusal as refusal:
-            self._refused(player_id, refusal, session_id, stake)
-            raise
+        result = self._guarded(
+            player_id,
+            session_id,
+            stake,
+            lambda player: _play(player, session_id, stake, request_id, self.profile, self.clock()),
+        )
         if isinstance(result, int):
             return self._round_from(player_aggregate_id(player_id), result)
         return round_view(round_event_payload(event) for event in result)

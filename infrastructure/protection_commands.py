@@ -16,6 +16,7 @@ from domain.protection import (
     LIMIT_NAMES,
     MINUTE,
     Profile,
+    check_access,
     is_excluded,
     limits_in_force,
     pending_limits,
@@ -74,11 +75,22 @@ class ProtectionCommands:
         now = self.clock()
 
         def decide(player: Player) -> dict[str, Any]:
+            check_access(player.guard, session_id, now.timestamp())
             if not answer_reality_check(player, session_id, proceed, now):
                 self._close(player, session_id)
             return session_view(player, session_id, now.timestamp())
 
-        return self._command(player_id, decide)
+        return self._guarded(player_id, session_id, None, decide)
+
+    def _guarded(
+        self, player_id: str, session_id: str, stake: int | None, decide: Callable[[Player], T]
+    ) -> T:
+        """`_command`, with a protection refusal recorded in the player's stream (and raised)."""
+        try:
+            return self._command(player_id, decide)
+        except ProtectionRefusal as refusal:
+            self._refused(player_id, refusal, session_id, stake)
+            raise
 
     def _refused(
         self, player_id: str, refusal: ProtectionRefusal, session_id: str, stake: int | None

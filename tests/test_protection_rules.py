@@ -308,3 +308,14 @@ def test_protection_is_rebuilt_from_the_store_after_a_restart(store_url: str) ->
         assert restarted.limits(player_id)["pending"][0]["value"] == 400
     finally:
         restarted.close()
+
+
+def test_answering_a_reality_check_past_the_session_time_limit_closes_the_session(
+    service: PumpkinApplication,
+) -> None:
+    clock, player_id, session_id = protected_session(service, "uk", 15)
+    service.set_limits(player_id, {"session_minutes": 20})
+    clock.move(minutes=20)
+    with pytest.raises(SessionTimeLimit):
+        service.reality_check(session_id, True)
+    assert not service._player(player_id).session_is_open(session_id)
