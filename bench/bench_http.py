@@ -136,11 +136,13 @@ def server(url: str, projections: bool, workers: int) -> Iterator[tuple[str, int
         **os.environ,
         "PUMPKIN_DATABASE_URL": url,
         "PUMPKIN_OPERATOR_KEY": OPERATOR,
-        "PUMPKIN_AUDITOR_KEY": "bench-auditor",
+        "PUMPKIN_AUDITOR_KEY": "bench-auditor-key-0123456789",
         "PUMPKIN_PORT": str(port),
         "PUMPKIN_LOG_LEVEL": "WARNING",
         "PUMPKIN_LOG_FORMAT": "json",
         "PUMPKIN_RATE_LIMIT_PER_SECOND": "0",
+        "PUMPKIN_AUTH_FAILURES_PER_MINUTE": "0",
+        "PUMPKIN_ANONYMOUS_PER_SECOND": "0",
     }
     command = [
         sys.executable,

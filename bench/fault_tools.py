@@ -173,6 +173,8 @@ def service_env(database_url: str, **extra: str) -> dict[str, str]:
         "PUMPKIN_LOG_FORMAT": "json",
         "PUMPKIN_LOG_LEVEL": "WARNING",
         "PUMPKIN_RATE_LIMIT_PER_SECOND": "0",
+        "PUMPKIN_AUTH_FAILURES_PER_MINUTE": "0",  # load from one address: no per-address limit
+        "PUMPKIN_ANONYMOUS_PER_SECOND": "0",
     }
     env.update(extra)
     return env

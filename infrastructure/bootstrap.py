@@ -21,8 +21,11 @@ from fastapi import FastAPI
 from domain.protection import Profile, profile_named
 from domain.rules_document import current_rules_document
 from infrastructure.http.app import create_app
+from infrastructure.http.audit_export import AuditExports
 from infrastructure.http.deps import AuditReads, HttpDeps
 from infrastructure.http.metrics import Metrics
+from infrastructure.http.ratelimit import RateLimiter
+from infrastructure.http.shared_buckets import SHARED_LIMITS_ENV, SharedBuckets
 from infrastructure.logging import REVEAL, configure_logging, get_logger
 from infrastructure.read_sources import (
     ReadYourWritesRounds,
@@ -91,7 +94,10 @@ def build_http_app(
         rate_limit_per_second=settings.rate_limit_per_second,
         token_cache_seconds=settings.token_cache_seconds,
         audit=audit,
-        audit_trail=_audit_trail(settings) if audit is not None else None,
+        audit_trail=_audit_exports(settings, audit),
+        docs=settings.docs,
+        limiter=_shared_limiter(settings),
+        unknown_token_cache_seconds=settings.unknown_token_cache_seconds,
     )
     return create_app(deps, on_shutdown)
 
@@ -106,13 +112,27 @@ def rules_with_jurisdiction(profile: Profile) -> Callable[[], dict[str, Any]]:
     return document
 
 
-def _audit_trail(settings: Settings) -> Callable[[str | None], Any]:
-    def rows(player_id: str | None) -> Any:
-        from projections.export import audit_rows
+def _shared_limiter(settings: Settings) -> RateLimiter:
+    """The request limits, in the table every `serve --workers N` process shares (its file made
+    by the supervisor), or in this process's memory when it serves alone."""
+    return RateLimiter(
+        settings.rate_limit_per_second,
+        failures_per_minute=settings.auth_failures_per_minute,
+        anonymous_per_second=settings.anonymous_per_second,
+        buckets=SharedBuckets(os.environ.get(SHARED_LIMITS_ENV) or None),
+    )
 
-        return audit_rows(settings.database_url, player_id)
 
-    return rows
+def _audit_exports(settings: Settings, audit: AuditReads | None) -> AuditExports | None:
+    """The audit trail export, read through the read models' one pool (the reader's)."""
+    rows = getattr(audit, "audit_rows", None)
+    if rows is None:
+        return None
+    return AuditExports(
+        rows,
+        max_concurrent=settings.audit_exports_max,
+        send_timeout_seconds=settings.audit_send_timeout_seconds,
+    )
 
 
 def announce_generated_keys(settings: Settings) -> None:
@@ -171,8 +191,11 @@ def worker_http_app() -> FastAPI:
     the environment, where the parent process has put the keys so every worker shares them; the
     parent, not the workers, runs the projections."""
     _end_with_parent()
+    from infrastructure.server_limits import uvicorn_options
+
     settings = Settings()
     configure_logging(settings.log_format, settings.log_level)
+    uvicorn_options(settings)  # this process's header deadline (the parent passed the rest)
     runtime = build_runtime(settings, with_projections=False)
     settle_heap()
     return runtime.http_app

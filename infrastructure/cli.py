@@ -95,13 +95,30 @@ def serve(
         settle_heap,
         start_projections_in_process,
     )
+    from infrastructure.key_policy import key_problems
+    from infrastructure.port_guard import PortInUse, refuse_if_port_held
+    from infrastructure.server_limits import uvicorn_options
 
     settings = _settings()
     workers = workers or settings.workers
+    for problem in key_problems(settings):
+        typer.echo(f"pumpkin: refusing to serve: {problem}", err=True)
+    if key_problems(settings):
+        raise typer.Exit(2)
+    where: dict[str, Any] = {"host": host or settings.host, "port": port or settings.port}
+    try:
+        refuse_if_port_held(where["host"], where["port"])
+    except PortInUse as error:
+        typer.echo(f"pumpkin: refusing to serve: {error}", err=True)
+        raise typer.Exit(3) from None
     announce_generated_keys(settings)
     with_projections = projections and settings.serve_projections
-    where: dict[str, Any] = {"host": host or settings.host, "port": port or settings.port}
-    quiet: dict[str, Any] = {"log_config": None, "access_log": False, "server_header": False}
+    quiet: dict[str, Any] = {
+        "log_config": None,
+        "access_log": False,
+        "server_header": False,
+        **uvicorn_options(settings),
+    }
     if workers <= 1:
         with _store_reachable(settings):
             runtime = build_runtime(settings, with_projections=with_projections)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from collections.abc import MutableMapping
+import time
+from collections.abc import Callable, MutableMapping
 from typing import Any, Literal
 
 import structlog
@@ -41,10 +42,13 @@ def configure_logging(
 ) -> None:
     """Configure structlog and route the standard library's logs (uvicorn's) through it."""
     pretty = fmt == "console" or (fmt == "auto" and sys.stderr.isatty())
+    # Redaction comes after an exception is formatted: a traceback is text by then, and the
+    # same masks apply to it as to any other string (before, it was formatted unredacted).
     shared: list[Any] = [
         structlog.contextvars.merge_contextvars,
         structlog.stdlib.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.format_exc_info,
         redact_secrets,
     ]
     renderer: Any = (
@@ -54,7 +58,6 @@ def configure_logging(
         processors=[
             structlog.stdlib.filter_by_level,  # a disabled level costs nothing further
             *shared,
-            structlog.processors.format_exc_info,
             structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
         ],
         logger_factory=structlog.stdlib.LoggerFactory(),
@@ -81,3 +84,25 @@ def configure_logging(
 def get_logger(name: str) -> structlog.stdlib.BoundLogger:
     logger: structlog.stdlib.BoundLogger = structlog.stdlib.get_logger(name)
     return logger
+
+
+class WarnEvery:
+    """Whether a recurring warning is due: at most once per `interval_seconds` for each kind
+    (so one kind of failure cannot use up the warning of another). `clock` is injectable."""
+
+    def __init__(
+        self, interval_seconds: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.interval_seconds = interval_seconds
+        self.clock = clock
+        self._last: dict[str, float] = {}
+
+    def due(self, kind: str) -> bool:
+        now = self.clock()
+        last = self._last.get(kind)
+        if last is not None and now - last < self.interval_seconds:
+            return False
+        if len(self._last) >= 1000:  # kinds are exception class names: few, but bounded anyway
+            self._last.clear()
+        self._last[kind] = now
+        return True

@@ -9,10 +9,11 @@ from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from domain.errors import RoundNotFound
-from infrastructure.logging import get_logger
+from infrastructure.logging import WarnEvery, get_logger
 
 T = TypeVar("T")
 log = get_logger("pumpkin.reads")
+WARN_INTERVAL_SECONDS = 60.0
 
 
 def player_verifier(application: Any) -> Callable[[str], dict[str, Any]]:
@@ -48,7 +49,7 @@ class ReadYourWritesRounds:
         self.projection = projection
         self.write_side = write_side
         self.wait_seconds = wait_seconds
-        self._warned = False
+        self._warnings = WarnEvery(WARN_INTERVAL_SECONDS)
 
     def player_rounds(self, player_id: str, limit: int, before: str | None) -> list[dict[str, Any]]:
         if self.projection is None:
@@ -77,8 +78,10 @@ class ReadYourWritesRounds:
         try:
             return read(self.projection)
         except Exception as exc:  # noqa: BLE001 - the write side can always answer instead
-            if not self._warned:  # once: a store without views would say it every request
-                self._warned = True
+            # Once a minute per kind of error, not every request (a store without views would
+            # say it every time), and not once for good: a bad round id that fails one way must
+            # not silence the warning of an outage that fails another.
+            if self._warnings.due(type(exc).__name__):
                 log.warning("rounds_read_model_unavailable", error=type(exc).__name__)
             return None
 

@@ -40,6 +40,29 @@ class Settings(BaseSettings):
     # The player-protection profile (domain.protection.PROFILES; CONTRACT.md "Player protection").
     jurisdiction: Literal["none", "uk", "ontario"] = "none"
 
+    # -- hardening (issue 17) --------------------------------------------------------------------
+    # A request line plus headers larger than this is refused (431) before it is all read.
+    max_header_bytes: int = Field(default=16 * 1024, ge=1024, le=1024 * 1024)
+    # A client must finish sending a request's headers within this many seconds (slowloris).
+    header_timeout_seconds: float = Field(default=10.0, gt=0.0, le=300.0)
+    # An idle keep-alive connection is closed after this many seconds.
+    keep_alive_seconds: float = Field(default=5.0, gt=0.0, le=300.0)
+    # Connections and requests one `serve` process takes at once (503 beyond).
+    max_connections_per_worker: int = Field(default=1000, ge=1)
+    # Failed authentications allowed per client address per minute, across every worker; 0 = off.
+    auth_failures_per_minute: int = Field(default=60, ge=0)
+    # Requests per second per client address without any credentials, across workers; 0 = off.
+    anonymous_per_second: int = Field(default=100, ge=0)
+    # An unknown bearer token is remembered as unknown for this long (no store read each time).
+    unknown_token_cache_seconds: float = Field(default=10.0, ge=0.0, le=300.0)
+    # Audit trail exports (`GET /audit/events`) one process streams at once (429 beyond), and
+    # how long one write to a reader may wait before the export is abandoned.
+    audit_exports_max: int = Field(default=4, ge=1, le=64)
+    audit_send_timeout_seconds: float = Field(default=30.0, gt=0.0, le=600.0)
+    # Serve the interactive API pages (/docs, /redoc). They load their scripts from a public CDN,
+    # so production leaves them off; /openapi.json is always served, from this process only.
+    docs: bool = False
+
     @field_validator("database_url")
     @classmethod
     def _known_store(cls, url: str) -> str:

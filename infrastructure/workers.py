@@ -21,6 +21,7 @@ import time
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+from infrastructure.http.shared_buckets import shared_table_file
 from infrastructure.logging import get_logger
 
 log = get_logger("pumpkin.serve")
@@ -56,6 +57,11 @@ def serve_one(sock: socket.socket, host: str, port: int, uvicorn_options: dict[s
 
 def supervise(workers: int, host: str, port: int, uvicorn_options: dict[str, Any]) -> int:
     """Run `workers` server processes until SIGTERM / SIGINT; the exit status."""
+    with shared_table_file():  # the request limits every worker shares (http/ratelimit.py)
+        return _supervise(workers, host, port, uvicorn_options)
+
+
+def _supervise(workers: int, host: str, port: int, uvicorn_options: dict[str, Any]) -> int:
     # One listening socket per worker, all made here before any worker starts: connections
     # are spread over them from the first one (they wait in a socket's backlog until its worker
     # is up), and a worker started again takes over its socket, backlog and all.

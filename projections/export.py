@@ -9,6 +9,7 @@ from typing import Any, Literal, TextIO
 
 from projections.audit import AUDIT_COLUMNS
 from projections.database import (
+    Datastore,
     HasDatabaseUrl,
     database_url_of,
     dialect_of,
@@ -24,26 +25,33 @@ PAGE = 5000
 def audit_rows(
     settings: HasDatabaseUrl | str, player_id: str | None = None
 ) -> Iterator[dict[str, Any]]:
-    """Every audit row (a player's only, if given), by global position."""
-    datastore = open_datastore(database_url_of(settings), pool_size=1)
+    """Every audit row (a player's only, if given), by global position, through a connection of
+    its own (the CLI's export; the HTTP API reads through its one shared pool: rows_in)."""
+    datastore = open_datastore(database_url_of(settings), pool_size=1, max_overflow=0)
+    try:
+        yield from rows_in(datastore, player_id)
+    finally:
+        datastore.close()
+
+
+def rows_in(datastore: Datastore, player_id: str | None = None) -> Iterator[dict[str, Any]]:
+    """Every audit row by global position, a page per short transaction: between pages (while
+    the rows are written to a reader, however slow) no connection is held."""
     dialect = dialect_of(datastore)
     who = "AND player_id = :player_id" if player_id is not None else ""
     after = 0
-    try:
-        while True:
-            with datastore.transaction(commit=False) as cursor:
-                page = Sql(cursor, dialect).all(
-                    f"SELECT * FROM view_audit WHERE position > :after {who} "
-                    "ORDER BY position LIMIT :page",
-                    {"after": after, "player_id": player_id, "page": PAGE},
-                )
-            for row in page:
-                yield {**row, "timestamp": iso_time(row["timestamp"])}
-            if len(page) < PAGE:
-                return
-            after = int(page[-1]["position"])
-    finally:
-        datastore.close()
+    while True:
+        with datastore.transaction(commit=False) as cursor:
+            page = Sql(cursor, dialect).all(
+                f"SELECT * FROM view_audit WHERE position > :after {who} "
+                "ORDER BY position LIMIT :page",
+                {"after": after, "player_id": player_id, "page": PAGE},
+            )
+        for row in page:
+            yield {**row, "timestamp": iso_time(row["timestamp"])}
+        if len(page) < PAGE:
+            return
+        after = int(page[-1]["position"])
 
 
 def export_audit(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from projections.database import (
@@ -35,6 +35,12 @@ class RecallReader:
 
     def close(self) -> None:
         self.datastore.close()
+
+    def audit_rows(self, player_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """The audit trail, read through this reader's one bounded pool (projections.export)."""
+        from projections.export import rows_in
+
+        return rows_in(self.datastore, player_id)
 
     def _all(self, statement: str, params: Mapping[str, Any] | None = None) -> list[Row]:
         with self.datastore.transaction(commit=False) as cursor:

@@ -24,6 +24,10 @@ def settings_for(database_url: str = "sqlite:///:memory:", rate_limit: int = 0) 
         operator_key=SecretStr(OPERATOR),
         auditor_key=SecretStr(AUDITOR),
         rate_limit_per_second=rate_limit,
+        # The per-address limits are tested on their own (tests/test_hardening_limits.py);
+        # elsewhere one test client sends every request, from one address.
+        auth_failures_per_minute=0,
+        anonymous_per_second=0,
     )
 
 

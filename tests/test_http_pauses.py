@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import sqlite_url
 from fastapi.testclient import TestClient
-from http_support import client_for
+from http_support import OPERATOR, bearer, client_for
 
 from infrastructure.application import PumpkinApplication
 
@@ -38,7 +38,7 @@ def test_a_loop_held_half_a_second_shows_as_lag_over_250_ms(served: TestClient) 
     assert served.portal is not None
     served.portal.call(time.sleep, 0.5)  # holds the app's event loop, as a long pause would
     time.sleep(0.2)  # the probe wakes and records
-    text = served.get("/metrics").text
+    text = served.get("/metrics", headers=bearer(OPERATOR)).text
     lagged = _sample(text, "pumpkin_event_loop_lag_seconds_count")
     within = _sample(text, 'pumpkin_event_loop_lag_seconds_bucket{le="0.25"}')
     assert lagged - within >= 1
@@ -46,7 +46,7 @@ def test_a_loop_held_half_a_second_shows_as_lag_over_250_ms(served: TestClient) 
 
 def test_a_full_collection_shows_as_a_generation_2_pause(served: TestClient) -> None:
     gc.collect()
-    text = served.get("/metrics").text
+    text = served.get("/metrics", headers=bearer(OPERATOR)).text
     assert _sample(text, 'pumpkin_gc_pause_seconds_count{generation="2"}') >= 1
 
 

@@ -128,5 +128,5 @@ def test_a_spin_and_its_retry_are_answered_alike_on_both_paths(
     assert retried.status_code == 200
     assert retried.json() == played.json()
     assert service.round_ids(j.player_id) == [played.json()["round_id"]]
-    metrics = lane.get("/metrics").text
+    metrics = lane.get("/metrics", headers=bearer(OPERATOR)).text
     assert 'route="/sessions/{session_id}/spins",status="200"' in metrics

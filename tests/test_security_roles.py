@@ -155,7 +155,7 @@ def test_the_operator_cannot_play_for_a_player(
     assert application.recorder.max_notification_id() == before
 
 
-PUBLIC = {"/health", "/rules", "/metrics"}
+PUBLIC = {"/health", "/rules"}
 
 
 def _routes(client: TestClient) -> list[tuple[str, str]]:

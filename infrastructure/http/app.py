@@ -16,6 +16,7 @@ from infrastructure.http import (
     routes_public,
     routes_reads,
 )
+from infrastructure.http.anonymous_limit import AnonymousLimit
 from infrastructure.http.deps import HttpDeps
 from infrastructure.http.errors import install_error_handlers
 from infrastructure.http.json_body import JsonBodies
@@ -24,6 +25,7 @@ from infrastructure.http.pauses import PauseWatch
 from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.spin_lane import SpinLane
 from infrastructure.http.token_cache import OpenSessionCache
+from infrastructure.http.unknown_tokens import UnknownTokens
 
 
 def create_app(
@@ -51,9 +53,14 @@ def create_app(
         title="Pumpkin RGS",
         version="0.1.0",
         description="Remote game server for one Halloween video slot. Money in minor units.",
+        # The interactive pages load Swagger UI / ReDoc from a public CDN: off unless asked for
+        # (PUMPKIN_DOCS). /openapi.json is this process's own document, always served.
+        docs_url="/docs" if deps.docs else None,
+        redoc_url="/redoc" if deps.docs else None,
     )
     app.state.deps = deps
-    app.state.limiter = RateLimiter(deps.rate_limit_per_second)
+    app.state.limiter = deps.limiter or RateLimiter(deps.rate_limit_per_second)
+    app.state.unknown_tokens = UnknownTokens(deps.unknown_token_cache_seconds)
     app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)
     install_error_handlers(app, deps.metrics)
     for module in (
@@ -63,5 +70,6 @@ def create_app(
     if spin_lane:
         app.add_middleware(SpinLane)
     app.add_middleware(JsonBodies)
+    app.add_middleware(AnonymousLimit, limiter=app.state.limiter, metrics=deps.metrics)
     app.add_middleware(RequestContext, metrics=deps.metrics, max_body_bytes=deps.max_body_bytes)
     return app

@@ -18,10 +18,12 @@ from fastapi.security.utils import get_authorization_scheme_param
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
+from infrastructure.http.anonymous_limit import client_address
 from infrastructure.http.deps import Deps, HttpDeps
 from infrastructure.http.errors import ApiError, forbidden, unauthorized
 from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.token_cache import OpenSessionCache
+from infrastructure.http.unknown_tokens import UnknownTokens
 from infrastructure.ports import SessionRef
 
 Role = Literal["operator", "auditor", "player"]
@@ -74,18 +76,26 @@ class Caller:
             self._live_player()
             raise forbidden("verification is the auditor's")
 
+    def may_read_metrics(self) -> None:
+        if self.role == "player":
+            self._live_player()
+            raise forbidden("metrics are the operator's and the auditor's")
+
     def _live_player(self) -> None:
         if self.role == "player" and (self.session is None or not self.session.open):
             raise unauthorized("this session is closed; its token is no longer valid")
 
 
 async def identify(request: HTTPConnection, deps: HttpDeps, secret: str | None) -> Caller:
-    """The caller a bearer secret names (rate limited per secret), or 401."""
-    if not secret:
-        raise unauthorized()
+    """The caller a bearer secret names, or 401. Limited per secret, and per client address
+    for secrets that name nobody (infrastructure/http/ratelimit.py)."""
     limiter: RateLimiter = request.app.state.limiter
+    address = client_address(request.scope)
+    if not secret:
+        limiter.failed(address)
+        raise unauthorized()
     if not limiter.allow(hashlib.blake2b(secret.encode(), digest_size=16).hexdigest()):
-        raise ApiError("rate_limited", "too many requests", {"Retry-After": "1"})
+        raise _rate_limited()
     if hmac.compare_digest(secret.encode(), deps.operator_key.encode()):
         structlog.contextvars.bind_contextvars(role="operator")
         return Caller("operator")
@@ -95,12 +105,34 @@ async def identify(request: HTTPConnection, deps: HttpDeps, secret: str | None) 
     sessions: OpenSessionCache = request.app.state.open_sessions
     session = sessions.get(secret)
     if session is None:
-        session = await run_in_threadpool(deps.service.session_for_token, secret)
-        if session is None:
-            raise unauthorized()
+        session = await _session_from_store(request, deps, secret, address)
         sessions.remember(secret, session)
     structlog.contextvars.bind_contextvars(role="player", player_id=session.player_id)
     return Caller("player", session)
+
+
+async def _session_from_store(
+    request: HTTPConnection, deps: HttpDeps, secret: str, address: str
+) -> SessionRef:
+    """The session a token names, read from the store, unless the token is known to name none
+    (UnknownTokens) or its address has used up its failed-authentication allowance (429)."""
+    limiter: RateLimiter = request.app.state.limiter
+    unknown: UnknownTokens = request.app.state.unknown_tokens
+    if not limiter.may_try_credentials(address):
+        raise _rate_limited()
+    if unknown.known_unknown(secret):
+        limiter.failed(address)
+        raise unauthorized()
+    session = await run_in_threadpool(deps.service.session_for_token, secret)
+    if session is None:
+        unknown.remember(secret)
+        limiter.failed(address)
+        raise unauthorized()
+    return session
+
+
+def _rate_limited() -> ApiError:
+    return ApiError("rate_limited", "too many requests", {"Retry-After": "1"})
 
 
 def bearer_secret(authorization: str | None) -> str | None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
 
 from fastapi import Depends, Request
 
+from infrastructure.http.audit_export import AuditExports
 from infrastructure.http.metrics import Metrics
+from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.ports import GameService
 
 
@@ -57,7 +59,12 @@ class HttpDeps:
     rate_limit_per_second: int = 0
     token_cache_seconds: float = 2.0
     audit: AuditReads | None = None  # None: this build runs without read models
-    audit_trail: Callable[[str | None], Iterator[dict[str, Any]]] | None = None
+    audit_trail: AuditExports | None = None  # GET /audit/events, within bounds
+    # Limits shared by every `serve` process (bootstrap builds them); None: this process's own
+    # limiter at rate_limit_per_second, per credential only.
+    limiter: RateLimiter | None = None
+    unknown_token_cache_seconds: float = 0.0
+    docs: bool = False  # serve /docs and /redoc (their scripts come from a public CDN)
 
 
 async def _deps(request: Request) -> HttpDeps:

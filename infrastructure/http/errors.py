@@ -45,6 +45,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "forbidden": 403,
     "payload_too_large": 413,
     "rate_limited": 429,
+    "too_many_exports": 429,
     "store_unavailable": 503,
     "read_models_unavailable": 503,
 }

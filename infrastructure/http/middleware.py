@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import time
 from typing import Any
 
@@ -35,9 +36,15 @@ class RequestContext:
             return
         started = time.perf_counter()
         headers = dict(scope.get("headers") or ())
-        request_id = _safe_request_id(headers.get(b"x-request-id")) or _next_request_id()
+        # The request id is always this server's own (a caller could otherwise give many
+        # requests one id, or forge another's); the caller's own id, if it looks like one, is
+        # logged beside it.
+        request_id = _next_request_id()
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id)
+        client_request_id = _safe_request_id(headers.get(b"x-request-id"))
+        if client_request_id is not None:
+            structlog.contextvars.bind_contextvars(client_request_id=client_request_id)
         status: dict[str, Any] = {"code": 500, "started": False}
 
         async def send_with_id(message: Message) -> None:
@@ -110,12 +117,14 @@ class RequestContext:
         method = scope.get("method", "")
         self.metrics.requests.labels(method, template, str(status)).inc()
         self.metrics.latency.labels(method, template).observe(seconds)
+        client = scope.get("client")
         log.info(
             "http_request",
             method=method,
             route=template,
             status=status,
             ms=round(seconds * 1000, 2),
+            client=client[0] if client else None,
         )
 
 
@@ -135,9 +144,10 @@ def _declared_length(headers: dict[bytes, bytes]) -> int:
         return 0
 
 
+_CLIENT_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+
+
 def _safe_request_id(raw: bytes | None) -> str | None:
-    """A caller's X-Request-ID, if it is short and printable (it goes into logs and headers)."""
-    if not raw or len(raw) > 128:
-        return None
-    text = raw.decode("latin-1")
-    return text if text.isprintable() and text.isascii() else None
+    """A caller's X-Request-ID, if it is a short plain token (it goes into the log only)."""
+    text = raw.decode("latin-1") if raw else ""
+    return text if _CLIENT_REQUEST_ID.fullmatch(text) else None

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import re
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.encoders import jsonable_encoder
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse
 from pydantic import AfterValidator
 
 from domain.errors import RuleViolation
@@ -126,25 +122,4 @@ def events(
     caller.may_audit()
     if deps.audit_trail is None:
         raise ReadModelsUnavailable("this service runs without read models")
-    rows = deps.audit_trail(player_id)
-    media = "text/csv" if format == "csv" else "application/x-ndjson"
-    return StreamingResponse(_csv(rows) if format == "csv" else _jsonl(rows), media_type=media)
-
-
-def _jsonl(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
-    for row in rows:
-        yield json.dumps(jsonable_encoder({**row, "data": json.loads(row["data"])})) + "\n"
-
-
-def _csv(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
-    from projections.audit import AUDIT_COLUMNS
-
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=AUDIT_COLUMNS)
-    writer.writeheader()
-    for row in rows:
-        writer.writerow(row)
-        yield buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
-    yield buffer.getvalue()
+    return deps.audit_trail.response(player_id, format)

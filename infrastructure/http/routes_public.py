@@ -1,4 +1,5 @@
-"""Open to anyone: health, the rules document, Prometheus metrics."""
+"""Health and the rules document, open to anyone; Prometheus metrics, for the operator and the
+auditor only (they show traffic, errors and the store's health: no business of the public)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import Response
 
+from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import Deps
 from infrastructure.http.models import Health
 from infrastructure.http.responses import FastJSONResponse
@@ -25,5 +27,7 @@ def rules(deps: Deps) -> Any:
 
 
 @router.get("/metrics", response_class=Response)
-def metrics(deps: Deps) -> Response:
+def metrics(caller: CallerDep, deps: Deps) -> Response:
+    """Prometheus text; scrape it with the operator's or the auditor's key as bearer."""
+    caller.may_read_metrics()
     return Response(deps.metrics.exposition(), media_type="text/plain; version=0.0.4")

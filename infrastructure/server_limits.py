@@ -1,0 +1,113 @@
+"""What one `serve` process accepts from the network: header size, slow and idle clients, and
+how many connections it takes at once.
+
+uvicorn already has most of it, and it is used as is: `timeout_keep_alive` closes idle keep-alive
+connections, `limit_concurrency` answers 503 past a number of connections or requests per process,
+and `h11_max_incomplete_event_size` bounds the headers h11 buffers. What uvicorn lacks:
+
+- A header size limit with its fast parser, httptools (installed with uvicorn[standard] and
+  picked by `http="auto"`): httptools buffers a header of any size (a 256 MB one was taken,
+  worker memory 198 -> 695 MB). Switching to h11 would bound it, but h11 parses in Python and
+  costs the spin path more CPU per request than httptools.
+- A deadline for a request's headers: uvicorn starts no timer until a response has been sent, so
+  a client that connects and never finishes its headers (slowloris), or never sends a byte, holds
+  its connection for ever.
+
+So one small subclass of uvicorn's own httptools protocol adds both and nothing else: bytes
+received while a request's headers are incomplete are counted (beyond `max_header_bytes`: 431
+and the connection closed, before the parser buffers more), and a timer armed when a connection
+opens or a request begins closes the connection (408) unless its headers are complete within
+`header_timeout_seconds`. Everything after the headers is uvicorn's unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+
+from infrastructure.settings import Settings
+
+_header_timeout_seconds = 10.0
+_DEFAULT_LIMIT = 16 * 1024  # h11's own default, when uvicorn is given none
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """The uvicorn options of a `serve` process under `settings` (picklable: workers get them).
+    Also sets this process's header deadline (each worker calls it with the same settings)."""
+    global _header_timeout_seconds  # noqa: PLW0603 - one value per process, set before serving
+    _header_timeout_seconds = settings.header_timeout_seconds
+    return {
+        "http": f"{__name__}:GuardedHttpToolsProtocol",
+        "h11_max_incomplete_event_size": settings.max_header_bytes,
+        "timeout_keep_alive": settings.keep_alive_seconds,
+        "limit_concurrency": settings.max_connections_per_worker,
+    }
+
+
+class GuardedHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a header size limit and a header deadline."""
+
+    _header_bytes = 0
+    _awaiting_headers = True
+    _header_deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._expect_headers()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_header_deadline()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if not self._awaiting_headers or self.transport.is_closing():
+            return
+        self._header_bytes += len(data)
+        if self._header_bytes > (self.config.h11_max_incomplete_event_size or _DEFAULT_LIMIT):
+            self._refuse(431, b"request line and headers too large")
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._expect_headers()
+
+    def on_headers_complete(self) -> None:
+        self._awaiting_headers = False
+        self._cancel_header_deadline()
+        super().on_headers_complete()
+
+    def _expect_headers(self) -> None:
+        self._awaiting_headers = True
+        self._header_bytes = 0
+        if self._header_deadline is None:
+            self._header_deadline = self.loop.call_later(
+                _header_timeout_seconds, self._headers_too_slow
+            )
+
+    def _cancel_header_deadline(self) -> None:
+        if self._header_deadline is not None:
+            self._header_deadline.cancel()
+            self._header_deadline = None
+
+    def _headers_too_slow(self) -> None:
+        self._header_deadline = None
+        if self._awaiting_headers and not self.transport.is_closing():
+            self._refuse(408, b"request headers not received in time")
+
+    def _refuse(self, status: int, message: bytes) -> None:
+        self._cancel_header_deadline()
+        self._awaiting_headers = False
+        self.transport.write(
+            b"".join(
+                [
+                    STATUS_LINE[status],
+                    b"content-type: text/plain; charset=utf-8\r\n",
+                    b"content-length: " + str(len(message)).encode() + b"\r\n",
+                    b"connection: close\r\n\r\n",
+                    message,
+                ]
+            )
+        )
+        self.transport.close()
