@@ -145,9 +145,7 @@ def exclusion_until(guard: Guard, until: float | None, now: float) -> float | No
 
 def check_reality_check_minutes(minutes: object, profile: Profile) -> int | None:
     """The session's reality-check interval: the player's pick where the profile has checks."""
-    if minutes is not None and (
-        isinstance(minutes, bool) or minutes not in REALITY_CHECK_CHOICES
-    ):
+    if minutes is not None and (type(minutes) is not int or minutes not in REALITY_CHECK_CHOICES):
         raise InvalidRealityCheck("reality_check_minutes is one of 15, 30 or 60")
     if profile.reality_check_minutes is None:
         return None

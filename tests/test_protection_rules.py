@@ -122,7 +122,7 @@ def test_declining_to_go_on_at_a_reality_check_closes_the_session(
 def test_a_reality_check_interval_is_15_30_or_60_minutes(service: PumpkinApplication) -> None:
     protected(service, "uk")
     player_id = funded_player(service)
-    for minutes in (0, 45, True, "15"):
+    for minutes in (0, 45, True, "15", 15.0):
         with pytest.raises(InvalidRealityCheck):
             service.open_session(player_id, minutes)
 
