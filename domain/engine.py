@@ -14,16 +14,30 @@ from typing import Any
 import numpy as np
 
 from domain import layout as L
-from domain.board import JACKPOTS_X_STAKE, STAKES
+from domain.board import JACKPOTS_X_STAKE, REELS, ROWS, STAKES
 from domain.errors import InvalidStake
 from domain.facts import Fact
 from domain.kernel import play
 from domain.model import MathModel, current_model, model_for
-from domain.progress import NEW_PLAYER, Progress, count_spin, unlock_if_due
+from domain.progress import NEW_PLAYER, Progress, count_spin, multiplier_of, unlock_if_due
 from domain.rng import SEED_BYTES, new_generator
-from domain.symbols import BONUSES, COIN, COLLECTOR, EMPTY, JACKPOT_TIERS, KINDS, PAYING, cell_name
+from domain.symbols import (
+    BONUSES,
+    CANDY,
+    COIN,
+    COLLECTOR,
+    EMPTY,
+    JACKPOT_TIERS,
+    KINDS,
+    PAYING,
+    WILD,
+    cell_name,
+)
 
-_TRACE_WORDS = 1 << 10
+_TRACE_WORDS = 1 << 10  # the trace buffer a round starts with (int64 words)
+_TRACE_GROWTH = 4  # a round that overflows it is played again with this many times the room
+CELLS = REELS * ROWS  # a screen, reel by reel (cell = reel * ROWS + row)
+BASE_KIND = KINDS.index("base")  # the kind code of a base-game screen
 
 
 @dataclass(frozen=True)
@@ -89,7 +103,7 @@ def resolve_round(model: MathModel, progress: Progress, stake: int, seed: bytes)
 
 def warm_up() -> None:
     """Compile the kernel (or load it from numba's cache) now, not on a player's first spin:
-    a first compile takes about ten seconds. Plays one throwaway round on a fixed seed."""
+    a first compile is slow. Plays one throwaway round on a fixed seed."""
     resolve_round(current_model(), NEW_PLAYER, STAKES[0], bytes(SEED_BYTES))
 
 
@@ -111,20 +125,21 @@ def _run_kernel(model: MathModel, state: Progress, seed: bytes) -> tuple[np.ndar
         )
         if trace[0] >= 0:
             return trace, out
-        size *= 4  # a very long round: play it again, identically, with room to record it
+        size *= _TRACE_GROWTH  # a very long round: play it again, identically, with room
 
 
 def _reels(mask: int) -> list[int]:
-    return [reel + 1 for reel in range(5) if mask & (1 << reel)]
+    return [reel + 1 for reel in range(REELS) if mask & (1 << reel)]
 
 
 class _Decoder:
     """Turns the kernel's trace into facts; keeps the screen each step shows."""
 
     def __init__(self, unit: int) -> None:
-        self.unit = unit
-        self.cells = np.zeros(15, dtype=np.int64)
-        self.vals = np.zeros(15, dtype=np.int64)
+        self.unit = unit  # minor units per kernel unit (stake / UNITS_PER_STAKE)
+        self.stake = unit * L.UNITS_PER_STAKE
+        self.cells = np.zeros(CELLS, dtype=np.int64)
+        self.vals = np.zeros(CELLS, dtype=np.int64)
         self.base_cells = self.cells
         self.base_vals = self.vals
         self.line_wins: list[dict[str, Any]] = []
@@ -132,17 +147,18 @@ class _Decoder:
     def screen(self) -> list[list[str]]:
         return [
             [
-                cell_name(int(self.cells[r * 3 + row]), int(self.vals[r * 3 + row]))
-                for row in range(3)
+                cell_name(int(self.cells[r * ROWS + row]), int(self.vals[r * ROWS + row]))
+                for row in range(ROWS)
             ]
-            for r in range(5)
+            for r in range(REELS)
         ]
 
     def coins(self, cells: np.ndarray, vals: np.ndarray, times: int = 1) -> list[dict[str, int]]:
         found = []
-        for i in range(15):
+        for i in range(CELLS):
             if cells[i] == COIN:
-                coin = {"reel": i // 3 + 1, "row": i % 3, "value": int(vals[i]) * 20 * self.unit}
+                value = int(vals[i]) * self.stake  # a coin's value is x stake
+                coin = {"reel": i // ROWS + 1, "row": i % ROWS, "value": value}
                 if times > 1:
                     coin["times"] = times
                 found.append(coin)
@@ -155,10 +171,10 @@ class _Decoder:
             rec = [int(x) for x in trace[p : p + L.REC]]
             p += L.REC
             if rec[0] == L.R_LANDED:
-                self.cells = trace[p : p + 15].copy()
-                self.vals = trace[p + 15 : p + 30].copy()
-                p += 30
-                if rec[2] == 0:
+                self.cells = trace[p : p + CELLS].copy()
+                self.vals = trace[p + CELLS : p + 2 * CELLS].copy()
+                p += 2 * CELLS  # the record is followed by the screen's cells, then its values
+                if rec[2] == BASE_KIND:
                     self.base_cells, self.base_vals = self.cells, self.vals
                 self.line_wins = []
                 payload = {"step": rec[1], "kind": KINDS[rec[2]], "screen": self.screen()}
@@ -179,15 +195,15 @@ class _Decoder:
             return None
         if kind == L.R_WILD_REELS:
             for reel in _reels(a):
-                for row in range(3):
-                    self.cells[(reel - 1) * 3 + row] = 9  # WILD
-                    self.vals[(reel - 1) * 3 + row] = 0
+                for row in range(ROWS):
+                    self.cells[(reel - 1) * ROWS + row] = WILD
+                    self.vals[(reel - 1) * ROWS + row] = 0
             return Fact(
                 "WildReelsTriggered", {"step": step, "reels": _reels(a), "screen": self.screen()}
             )
         if kind == L.R_CLOVER:
-            positions = [[i // 3 + 1, i % 3] for i in range(15) if b & (1 << i)]
-            for i in range(15):
+            positions = [[i // ROWS + 1, i % ROWS] for i in range(CELLS) if b & (1 << i)]
+            for i in range(CELLS):
                 if b & (1 << i):
                     self.cells[i] = a
             self.line_wins = []
@@ -204,7 +220,8 @@ class _Decoder:
                 "NormalGameCollectorCollected", {"step": step, "coins": coins, "win": a * money}
             )
         if kind == L.R_BOOSTER:
-            return Fact("BoosterLanded", {"step": step, "bonus": BONUSES[a], "multiplier": b / 2})
+            payload = {"step": step, "bonus": BONUSES[a], "multiplier": multiplier_of(b)}
+            return Fact("BoosterLanded", payload)
         if kind == L.R_ACTIVATED:
             phase = "base" if b == 0 else "hold_and_win"
             return Fact("PumpkinActivated", {"step": step, "reel": a + 1, "phase": phase})
@@ -217,7 +234,7 @@ class _Decoder:
                 "kind": KINDS[a],
                 "screen": self.screen(),
                 "line_wins": self.line_wins,
-                "multiplier": b / 2,
+                "multiplier": multiplier_of(b),
                 "win": c * money,
             }
             return Fact("SpinCompleted", payload)
@@ -227,13 +244,13 @@ class _Decoder:
             n = bin(b).count("1")
             jackpots = [
                 {
-                    "reel": i // 3 + 1,
-                    "row": i % 3,
+                    "reel": i // ROWS + 1,
+                    "row": i % ROWS,
                     "tier": JACKPOT_TIERS[int(self.vals[i])],
-                    "value": JACKPOTS_X_STAKE[JACKPOT_TIERS[int(self.vals[i])]] * 20 * money,
+                    "value": JACKPOTS_X_STAKE[JACKPOT_TIERS[int(self.vals[i])]] * self.stake,
                 }
-                for i in range(15)
-                if self.cells[i] == 15  # CANDY
+                for i in range(CELLS)
+                if self.cells[i] == CANDY
             ]
             payload = {
                 "step": step,
@@ -242,20 +259,19 @@ class _Decoder:
                 "collectors": _reels(b),
                 "respins_left": a,
                 "collected": c * money,
-                "multiplier": e / 2,
+                "multiplier": multiplier_of(e),
                 "win": d * money,
             }
             return Fact("PrizesCollected", payload)
         if kind == L.R_JACKPOT:
             return Fact("JackpotWon", {"step": step, "tier": JACKPOT_TIERS[a], "amount": b * money})
         if kind == L.R_HW_ENDED:
-            return Fact(
-                "HoldAndWinEnded", {"collected": a * money, "multiplier": b / 2, "win": c * money}
-            )
+            payload = {"collected": a * money, "multiplier": multiplier_of(b), "win": c * money}
+            return Fact("HoldAndWinEnded", payload)
         if kind == L.R_FS_STARTED:
-            return Fact("FreeSpinsStarted", {"spins": a, "multiplier": b / 2})
+            return Fact("FreeSpinsStarted", {"spins": a, "multiplier": multiplier_of(b)})
         if kind == L.R_FS_ENDED:
-            payload = {"spins_played": a, "multiplier": b / 2, "win": c * money}
+            payload = {"spins_played": a, "multiplier": multiplier_of(b), "win": c * money}
             return Fact("FreeSpinsEnded", payload)
         if kind == L.R_MAX_WIN:
             return Fact("MaxWinReached", {"step": step, "cap": a * money})
@@ -269,15 +285,15 @@ class _Decoder:
         cells = np.where(self.base_cells == COIN, COIN, EMPTY)
         vals = np.where(self.base_cells == COIN, self.base_vals, 0)
         for reel in _reels(mask):
-            cells[(reel - 1) * 3 : reel * 3] = COLLECTOR
-            vals[(reel - 1) * 3 : reel * 3] = 0
+            cells[(reel - 1) * ROWS : reel * ROWS] = COLLECTOR
+            vals[(reel - 1) * ROWS : reel * ROWS] = 0
         self.cells, self.vals = cells, vals
         payload = {
             "step": step,
             "collectors": _reels(mask),
             "screen": self.screen(),
             "coins": coins,
-            "multiplier": halves / 2,
+            "multiplier": multiplier_of(halves),
             "collected": collected * self.unit,
             "win": win * self.unit,
         }

@@ -1,4 +1,4 @@
-"""The compiled round: GAME_RULES.md sections 3 to 5, for one round, from one random stream.
+"""The compiled round: docs/GAME_RULES.md sections 3 to 5, for one round, from one random stream.
 
 Live play and the simulator both run `play` (live play with the trace on, the simulator with it
 off). Money is in units of stake / 20, so every win is an exact integer; multipliers are in

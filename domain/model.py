@@ -18,7 +18,7 @@ import numpy as np
 
 from domain import layout as L
 from domain.errors import UnknownModelVersion
-from domain.progress import X1, X1_5, X3
+from domain.progress import X1, X1_5, X3, multiplier_of
 from domain.symbols import PAYING
 
 STATE_KEYS = (
@@ -56,7 +56,7 @@ _SCALARS = (
 
 
 def state_key(level: int, hw_halves: int, fs_halves: int) -> str:
-    return f"L{level}/HW{hw_halves / 2:g}/FS{fs_halves / 2:g}"
+    return f"L{level}/HW{multiplier_of(hw_halves):g}/FS{multiplier_of(fs_halves):g}"
 
 
 def all_states() -> list[tuple[int, int, int]]:

@@ -30,16 +30,15 @@ from eventsourcing.domain import Aggregate
 from domain.engine import RoundOutcome, check_stake, play_round
 from domain.errors import (
     InsufficientFunds,
-    InvalidAmount,
-    InvalidPlayerId,
-    InvalidRequestId,
     RequestIdReused,
     SessionClosed,
     SessionNotFound,
 )
+from domain.event_names import stored_name
 from domain.facts import JSON, ROUND_FACTS
-from domain.hashchain import GENESIS, digest_of
-from domain.progress import NEW_PLAYER, Progress
+from domain.hashchain import GENESIS, STORED_DIGEST, digest_of
+from domain.identifiers import check_amount, check_player_id, check_request_id, is_player_id
+from domain.progress import NEW_PLAYER, Progress, recorded_progress
 from domain.protection import (
     EMPTY_GUARD,
     Profile,
@@ -54,29 +53,8 @@ RECENT_REQUESTS = 10_000
 # The window is trimmed back to RECENT_REQUESTS once it holds this many more, in one rebuild.
 # Deleting its oldest key one at a time leaves holes at the front of the dict, and both finding
 # the oldest key and copying the dict (every command copies the player) then cost the whole
-# capacity: a player with a full window spun ~25% slower.
+# capacity: a player with a full window spun measurably slower (bench/RESULTS.md).
 RECENT_SLACK = 1_024
-MAX_AMOUNT = 10**12  # minor units: keeps every balance far inside a JSON-safe integer
-
-_PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
-
-
-def check_player_id(player_id: str) -> None:
-    if not isinstance(player_id, str) or not _PLAYER_ID.fullmatch(player_id):
-        raise InvalidPlayerId("a player id is 1 to 64 of A-Z a-z 0-9 _ -")
-
-
-def check_request_id(request_id: str) -> None:
-    if not isinstance(request_id, str) or not _REQUEST_ID.fullmatch(request_id):
-        raise InvalidRequestId("a request id is 1 to 128 printable characters without spaces")
-
-
-def check_amount(amount: int) -> None:
-    if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= MAX_AMOUNT:
-        raise InvalidAmount(f"an amount is a whole number of minor units, 1 to {MAX_AMOUNT}")
-
-
 @functools.lru_cache(maxsize=65_536)
 def player_aggregate_id(player_id: str) -> UUID:
     return uuid5(NAMESPACE, f"player:{player_id}")
@@ -91,15 +69,9 @@ _ROUND_NUMBER = re.compile(r"[1-9][0-9]{0,17}")  # ASCII, no leading zero: one s
 
 def parse_round_id(round_id: str) -> tuple[str, int] | None:
     player_id, _, number = round_id.rpartition(".")
-    if not _PLAYER_ID.fullmatch(player_id) or not _ROUND_NUMBER.fullmatch(number):
+    if not is_player_id(player_id) or not _ROUND_NUMBER.fullmatch(number):
         return None
     return player_id, int(number)
-
-
-def topic_of(cls: type) -> str:
-    """The stored topic of an event class (as eventsourcing names it: its TOPIC if it has one)."""
-    explicit: str | None = getattr(cls, "TOPIC", None)
-    return explicit or f"{cls.__module__}:{cls.__qualname__}"
 
 
 def _json_value(payload: Mapping[str, JSON]) -> dict[str, JSON]:
@@ -113,20 +85,28 @@ class ChainLink:
 
     def mutate(self, aggregate: Any) -> Any:
         result = super().mutate(aggregate)  # type: ignore[misc]
-        result.chain_head = digest_of(self, topic_of(type(self)))
+        result.chain_head = digest_of(self, stored_name(type(self)))
         return result
 
 
 class Player(Aggregate):
+    # Permanent stored names (domain.event_names): frozen to what the first release wrote.
+    TOPIC = "domain.player:Player"
+
     # Also the class default: a player restored from a snapshot taken before protection
     # existed has none in its state (its guard is only ever replaced, never changed in place).
     guard = EMPTY_GUARD
 
     class Event(ChainLink, Aggregate.Event):
+        # No TOPIC: never stored, so a subclass that forgets its own fails at import.
         JSON_NATIVE_STATE = True  # every field a JSON value but the timestamp (fast to encode)
         prev_hash: str
 
+    class Created(Event, Aggregate.Created):
+        TOPIC = "domain.player:Player.Created"  # the library's default; Registered is used
+
     class Registered(ChainLink, Aggregate.Created):
+        TOPIC = "domain.player:Player.Registered"
         JSON_NATIVE_STATE = True
         prev_hash: str
         player_id: str
@@ -177,7 +157,7 @@ class Player(Aggregate):
         )
 
     def state(self) -> dict[str, Any]:
-        """The player state of CONTRACT.md."""
+        """The player state of docs/CONTRACT.md."""
         progress = self.progress
         return {
             "player_id": self.player_id,
@@ -244,6 +224,7 @@ class Player(Aggregate):
         return balance
 
     class Deposited(Event):
+        TOPIC = "domain.player:Player.Deposited"
         amount: int
         request_id: str
         balance_after: int
@@ -253,6 +234,7 @@ class Player(Aggregate):
             player.remember(self.request_id, f"deposit:{self.amount}", self.balance_after)
 
     class Withdrawn(Event):
+        TOPIC = "domain.player:Player.Withdrawn"
         amount: int
         request_id: str
         balance_after: int
@@ -284,6 +266,7 @@ class Player(Aggregate):
         return self.session_summary(session_id)
 
     class SessionOpened(Event):
+        TOPIC = "domain.player:Player.SessionOpened"
         session_id: str
         token_hash: str
 
@@ -291,6 +274,7 @@ class Player(Aggregate):
             player.sessions[self.session_id] = [True, 0, 0, 0]
 
     class SessionClosed(Event):
+        TOPIC = "domain.player:Player.SessionClosed"
         session_id: str
         spins: int
         staked: int
@@ -377,6 +361,7 @@ class Player(Aggregate):
         return outcome
 
     class StakePlaced(Event):
+        TOPIC = "domain.player:Player.StakePlaced"
         round_id: str
         player_id: str
         session_id: str
@@ -409,58 +394,60 @@ class Player(Aggregate):
     class RoundFact(Event):
         """One fact of the engine's play, in order; `payload` is the fact's payload."""
 
+        TOPIC = "domain.player:Player.RoundFact"
         round_id: str
         payload: dict[str, Any]
 
     class LevelUnlocked(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.LevelUnlocked"
 
     class SymbolsLanded(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.SymbolsLanded"
 
     class WildReelsTriggered(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.WildReelsTriggered"
 
     class CloverMoonSwapped(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.CloverMoonSwapped"
 
     class NormalGameCollectorCollected(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.NormalGameCollectorCollected"
 
     class BoosterLanded(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.BoosterLanded"
 
     class PumpkinActivated(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.PumpkinActivated"
 
     class FreeSpinsAwarded(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.FreeSpinsAwarded"
 
     class SpinCompleted(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.SpinCompleted"
 
     class HoldAndWinStarted(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.HoldAndWinStarted"
 
     class PrizesCollected(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.PrizesCollected"
 
     class JackpotWon(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.JackpotWon"
 
     class HoldAndWinEnded(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.HoldAndWinEnded"
 
     class FreeSpinsStarted(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.FreeSpinsStarted"
 
     class FreeSpinsEnded(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.FreeSpinsEnded"
 
     class MaxWinReached(RoundFact):
-        pass
+        TOPIC = "domain.player:Player.MaxWinReached"
 
     class RoundSettled(Event):
+        TOPIC = "domain.player:Player.RoundSettled"
         round_id: str
         total_win: int
         balance_after: int
@@ -472,10 +459,14 @@ class Player(Aggregate):
 
         def apply(self, player: Player) -> None:
             player.balance = self.balance_after
-            player.level = self.level
-            player.spins_to_next_level = self.spins_to_next_level
-            player.hold_and_win_halves = round(self.hold_and_win_multiplier * 2)
-            player.free_spins_halves = round(self.free_spins_multiplier * 2)
+            after = recorded_progress(
+                self.level, self.spins_to_next_level,
+                self.hold_and_win_multiplier, self.free_spins_multiplier,
+            )
+            player.level = after.level
+            player.spins_to_next_level = after.spins_to_next_level
+            player.hold_and_win_halves = after.hold_and_win_halves
+            player.free_spins_halves = after.free_spins_halves
             is_open, spins, staked, won = player.sessions[player.round_session]
             player.sessions[player.round_session] = [is_open, spins, staked, won + self.total_win]
             player.round_session = ""
@@ -486,7 +477,9 @@ ROUND_EVENTS: dict[str, type[Player.RoundFact]] = {
     name: getattr(Player, name) for name in ROUND_FACTS
 }
 ROUND_EVENT_NAMES = frozenset(("StakePlaced", "RoundSettled", *ROUND_FACTS))
-_ENVELOPE = frozenset(("originator_id", "originator_version", "timestamp", "prev_hash"))
+_ENVELOPE = frozenset(
+    ("originator_id", "originator_version", "timestamp", "prev_hash", STORED_DIGEST)
+)
 
 
 def round_event_payload(event: object) -> tuple[str, dict[str, Any]]:

@@ -1,6 +1,9 @@
 """The Spin Progress meter and the two bonus multipliers: what a player carries between rounds.
 
 Multipliers are held in halves (2 = x1.0, 3 = x1.5, ... 6 = x3.0) so that no float touches money.
+They are numbers such as 1.5 only where they are shown: in JSON answers and in the fields of the
+events that record them (kept as first written, so old events replay identically). The two
+conversions below are the only ones.
 """
 
 from __future__ import annotations
@@ -23,11 +26,28 @@ class Progress:
 
     @property
     def hold_and_win_multiplier(self) -> float:
-        return self.hold_and_win_halves / 2
+        return multiplier_of(self.hold_and_win_halves)
 
     @property
     def free_spins_multiplier(self) -> float:
-        return self.free_spins_halves / 2
+        return multiplier_of(self.free_spins_halves)
+
+
+def multiplier_of(halves: int) -> float:
+    """Halves as the multiplier shown and recorded (3 -> 1.5)."""
+    return halves / 2
+
+
+def halves_of(multiplier: float) -> int:
+    """A shown or recorded multiplier in halves (1.5 -> 3)."""
+    return round(multiplier * 2)
+
+
+def recorded_progress(
+    level: int, spins_to_next_level: int | None, hw_multiplier: float, fs_multiplier: float
+) -> Progress:
+    """The Progress an event records (StakePlaced's before, RoundSettled's after)."""
+    return Progress(level, spins_to_next_level, halves_of(hw_multiplier), halves_of(fs_multiplier))
 
 
 NEW_PLAYER = Progress()
@@ -49,17 +69,3 @@ def count_spin(progress: Progress) -> Progress:
     if progress.spins_to_next_level is None or progress.spins_to_next_level == 0:
         return progress
     return replace(progress, spins_to_next_level=progress.spins_to_next_level - 1)
-
-
-def state_progress(level: int, hw_halves: int = X1, fs_halves: int = X1) -> Progress:
-    """A round-starting state (for the simulator and the rules document): meter not due."""
-    if not 0 <= level <= MAX_LEVEL:
-        raise ValueError(f"level must be 0..{MAX_LEVEL}")
-    if level < BOOSTER_LEVEL:
-        if (hw_halves, fs_halves) != (X1, X1):
-            raise ValueError("bonus multipliers are x1 below level 5")
-        return Progress(level, LEVEL_SPINS[level], X1, X1)
-    for halves in (hw_halves, fs_halves):
-        if not X1_5 <= halves <= X3:
-            raise ValueError("level-5 multipliers are 1.5, 2, 2.5 or 3")
-    return Progress(level, None, hw_halves, fs_halves)

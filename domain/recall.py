@@ -1,4 +1,4 @@
-"""Game recall: the round as CONTRACT.md shows it, built from the round's recorded events alone.
+"""Game recall: the round as docs/CONTRACT.md shows it, built from its recorded events alone.
 
 The spin answer, the rounds read model and the regulator's dispute report all call `round_view`,
 so a round always reads back exactly as it was answered.
@@ -35,7 +35,7 @@ _STEP_EXTRAS: dict[str, Callable[[Mapping[str, JSON]], dict[str, Any]]] = {
 
 
 def round_view(events: Iterable[tuple[str, Mapping[str, JSON]]]) -> dict[str, Any]:
-    """The round of CONTRACT.md from its events, in stored order."""
+    """The round of docs/CONTRACT.md from its events, in stored order."""
     names: list[str] = []
     steps: dict[int, dict[str, Any]] = {}
     start: Mapping[str, JSON] = {}

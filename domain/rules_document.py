@@ -26,6 +26,7 @@ from domain.board import (
 )
 from domain.exact import base_line_rtp, free_spin_line_rtp
 from domain.model import MathModel, all_states, current_model, state_key
+from domain.progress import multiplier_of
 from domain.symbols import COIN_VALUES, HIGH, LOW
 
 DISCLOSURES = [
@@ -78,8 +79,8 @@ def rules_document(model: MathModel | None = None) -> dict[str, Any]:
             {
                 "state": key,
                 "level": level,
-                "hold_and_win_multiplier": hw / 2,
-                "free_spins_multiplier": fs / 2,
+                "hold_and_win_multiplier": multiplier_of(hw),
+                "free_spins_multiplier": multiplier_of(fs),
                 "rtp": figures.get("rtp"),
                 "rtp_ci99": [figures.get("ci99_low"), figures.get("ci99_high")]
                 if figures

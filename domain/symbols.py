@@ -1,4 +1,4 @@
-"""Cell codes of the compiled engine and their names on screen (CONTRACT.md cells)."""
+"""Cell codes of the compiled engine and their names on screen (docs/CONTRACT.md cells)."""
 
 from __future__ import annotations
 

@@ -15,10 +15,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import random
 import secrets
 import threading
-import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from copy import deepcopy
@@ -38,21 +36,22 @@ from domain.errors import (
     RuleViolation,
     SessionNotFound,
 )
+from domain.event_names import stored_name
 from domain.hashchain import ChainedEvent, Problem, chained, check_chain
+from domain.identifiers import check_player_id
 from domain.player import (
     NAMESPACE,
     ROUND_EVENT_NAMES,
     ChainLink,
     Player,
-    check_player_id,
     parse_round_id,
     player_aggregate_id,
     round_event_payload,
-    topic_of,
 )
 from domain.protection import PROFILES, Profile
 from domain.protection_events import check_may_open, protect_session
 from domain.recall import round_view
+from infrastructure import es_compat
 from infrastructure.async_commit import AsyncGroupCommit
 from infrastructure.json_mapper import JsonNativeMapper
 from infrastructure.persistence import (
@@ -63,11 +62,11 @@ from infrastructure.persistence import (
 )
 from infrastructure.ports import SessionRef
 from infrastructure.protection_commands import ProtectionCommands, exclusion_view
+from infrastructure.retry_policy import ATTEMPTS, pause_before
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
 
-ATTEMPTS = 10  # a command that loses a race this many times in a row gets ConcurrentUpdate
 SNAPSHOT_EVERY = 500  # events: loading a player replays at most this many after its snapshot
 CACHED_PLAYERS = 10_000
 CACHED_SESSIONS = 100_000
@@ -83,7 +82,13 @@ class ConcurrentUpdate(RuleViolation):
 class SessionKey(Aggregate):
     """session id -> its player. Its id is the session id, so a spin finds its player at once."""
 
+    TOPIC = "infrastructure.application:SessionKey"  # permanent (domain.event_names)
+
+    class Created(Aggregate.Created):
+        TOPIC = "infrastructure.application:SessionKey.Created"  # the library's default, unused
+
     class Issued(ChainLink, Aggregate.Created):
+        TOPIC = "infrastructure.application:SessionKey.Issued"
         prev_hash: str
         player_id: str
 
@@ -94,7 +99,13 @@ class SessionKey(Aggregate):
 class TokenKey(Aggregate):
     """SHA-256 of a player token -> its session, so a token is looked up without scanning."""
 
+    TOPIC = "infrastructure.application:TokenKey"  # permanent (domain.event_names)
+
+    class Created(Aggregate.Created):
+        TOPIC = "infrastructure.application:TokenKey.Created"  # the library's default, unused
+
     class Issued(ChainLink, Aggregate.Created):
+        TOPIC = "infrastructure.application:TokenKey.Issued"
         prev_hash: str
         player_id: str
         session_id: str
@@ -131,6 +142,8 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
         # the clock every protection rule is judged by (tests move it; nothing sleeps).
         self.profile: Profile = PROFILES["none"]
         self.clock: Callable[[], datetime] = utc_now
+        # Called once per retry after a lost write race (the HTTP app counts them).
+        self.on_conflict_retry: Callable[[], object] = _ignore
 
     def construct_mapper(self) -> Mapper[UUID]:
         return self.factory.mapper(
@@ -180,12 +193,12 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
             hashed = token_hash(token)
             player.open_session(session_id, hashed)
             protect_session(player, session_id, reality_check_minutes, self.profile, now)
-            session_key = SessionKey._create(
-                SessionKey.Issued, id=UUID(hex=session_id), player_id=player_id,
+            session_key = es_compat.create(
+                SessionKey, SessionKey.Issued, id=UUID(hex=session_id), player_id=player_id,
                 prev_hash="",
             )
-            token_key = TokenKey._create(
-                TokenKey.Issued, id=token_key_id(hashed), player_id=player_id,
+            token_key = es_compat.create(
+                TokenKey, TokenKey.Issued, id=token_key_id(hashed), player_id=player_id,
                 session_id=session_id, prev_hash="",
             )
             if self._saved(player, session_key, token_key):
@@ -247,8 +260,8 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
             stored = [self.mapper.to_stored_event(e) for e in processing_event.events]
             try:
                 await self._async_group_commit().save(stored)
-            except IntegrityError:
-                pass  # another writer took the version: `spin` retries on the newest state
+            except IntegrityError:  # another writer took the version: `spin` retries on the
+                self.on_conflict_retry()  # newest state
             else:
                 self._players.put(player)
                 due = self._due_a_snapshot(processing_event)
@@ -311,7 +324,7 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
         """The player's stream as stored, for the hash-chain check (domain.hashchain)."""
         check_player_id(player_id)
         for event in self.events.get(player_aggregate_id(player_id)):
-            yield chained(event, topic_of(type(event)))
+            yield chained(event, stored_name(type(event)))
 
     def check_player_chain(self, player_id: str) -> list[Problem]:
         anchors: dict[str, tuple[int, str]] = {}
@@ -391,8 +404,7 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
                 return result
             conflicts += 1
             fresh = True
-            # Jittered backoff so racing requests stop colliding in lockstep.
-            time.sleep(random.uniform(0, 0.001 * 2**conflicts))  # noqa: S311 - not a secret
+            self._retrying(conflicts)
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
 
     def _saved(self, *aggregates: Aggregate) -> bool:
@@ -408,14 +420,14 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
 
     def save(self, *objs: Any, **kwargs: Any) -> Any:
         """The library's save, collecting our aggregates' events with a class check: its
-        runtime Protocol checks (isinstance against two Protocols per aggregate) cost ~4% of a
-        spin's CPU. Anything else is collected as the library does."""
+        runtime Protocol checks (isinstance against two Protocols per aggregate) cost a visible
+        share of a spin's CPU. Anything else is collected as the library does."""
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
         self._collect(processing_event, *objs)
         processing_event.saved_kwargs.update(kwargs)
-        recordings = self._record(processing_event)
-        self._take_snapshots(processing_event)
-        self._notify(recordings)
+        recordings = es_compat.record(self, processing_event)
+        self._snapshot_from_memory(processing_event)
+        es_compat.notify_recorded(self, recordings)
         self.notify(processing_event.events)  # the library's deprecated hook, kept in step
         return recordings
 
@@ -428,7 +440,7 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
             else:
                 processing_event.collect_events(obj)
 
-    def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
+    def _snapshot_from_memory(self, processing_event: ProcessingEvent[UUID]) -> None:
         """Snapshot a player from memory each time its version crosses a SNAPSHOT_EVERY mark.
         (The library's default rebuilds the aggregate from the store to snapshot it.)"""
         self._write_snapshots(self._due_a_snapshot(processing_event))
@@ -459,13 +471,16 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
             self._async_commit.close()
         super().close()
 
-    @staticmethod
-    def _attempts() -> Iterator[int]:
+    def _attempts(self) -> Iterator[int]:
         for attempt in range(ATTEMPTS):
             if attempt:
-                # Jittered backoff so racing requests stop colliding in lockstep.
-                time.sleep(random.uniform(0, 0.002 * 2**attempt))  # noqa: S311 - not a secret
+                self._retrying(attempt)
             yield attempt
+
+    def _retrying(self, retry: int) -> None:
+        """Count a retry after a lost race (infrastructure.retry_policy) and pause before it."""
+        self.on_conflict_retry()
+        pause_before(retry)
 
     def _round_from(self, aggregate_id: UUID, start_version: int) -> dict[str, Any]:
         """round_view of the round whose StakePlaced is at `start_version`, read from the store."""
@@ -534,6 +549,10 @@ class PlayerCache:
                 self._players.move_to_end(player.id)
             while len(self._players) > self._size:
                 self._players.popitem(last=False)
+
+
+def _ignore() -> None:
+    return None
 
 
 def _remember(cache: dict[str, T], key: str, value: T) -> None:

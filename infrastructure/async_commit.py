@@ -3,9 +3,9 @@ asyncio psycopg connection, in that same thread.
 
 Why not the recorder's committer thread: with the rounds decided in the loop thread and the
 commits driven by another thread, the two handed the GIL back and forth on every network step
-of a commit (CPython's convoy effect): a commit that PostgreSQL finished in under 4 ms took the
-committing thread 15-95 ms every second or two, and every spin waited on it. One thread does
-both here, so nothing waits for the GIL.
+of a commit (CPython's convoy effect): a commit PostgreSQL finished quickly took the committing
+thread many times as long every second or two, and every spin waited on it (bench/RESULTS.md).
+One thread does both here, so nothing waits for the GIL.
 
 The transaction is the recorder's (GroupCommitRecorder): one statement, its insert function
 (the library's table lock and notify, the events as four binary arrays). While a group

@@ -80,7 +80,7 @@ def build_http_app(
     audit: AuditReads | None = None,
 ) -> FastAPI:
     metrics = Metrics()
-    if hasattr(application, "on_conflict_retry"):  # the application reports its retries
+    if hasattr(application, "on_conflict_retry"):  # a test double may not report retries
         application.on_conflict_retry = metrics.store_retries.inc
     deps = HttpDeps(
         service=application,
@@ -205,9 +205,9 @@ def settle_heap() -> None:
     """Move everything built at start-up (modules, the game kernel, the app) out of the garbage
     collector's sight, once the service is built and before it serves.
 
-    The collector's full pass walks every tracked object: in a worker some 170,000, nearly all
-    made at start-up and alive for good, so each pass held the event loop for 70 ms on an idle
-    machine and 130 ms at 1,000 spins/s, every few seconds, and every spin in flight waited.
+    The collector's full pass walks every tracked object: in a worker, nearly all made at start-up
+    and alive for good, so each pass held the event loop every few seconds, and every spin in
+    flight waited (figures in bench/RESULTS.md).
     Frozen, they are still freed by reference counting if dropped; only the cycle search skips
     them, and it still runs over everything made after this."""
     gc.collect()

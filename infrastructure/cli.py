@@ -1,6 +1,6 @@
-"""`pumpkin`: the command line of CONTRACT.md. Each command is a thin shell over the module that
-does the work; those modules are imported when their command runs, so `pumpkin --help` is fast
-and a command whose module is missing says so instead of breaking the others."""
+"""`pumpkin`: the command line of docs/CONTRACT.md. Each command is a thin shell over the module
+that does the work; those modules are imported when their command runs, so `pumpkin --help` is
+fast and a command whose module is missing says so instead of breaking the others."""
 
 from __future__ import annotations
 

@@ -6,6 +6,10 @@ event class that declares JSON_NATIVE_STATE (every field a JSON value, but the t
 encoded here by orjson instead, with the library's own transcodings for what orjson hands back
 (the timestamp: a datetime). The stored bytes are JSON the library's decoder reads as before,
 to the same values; anything else (snapshots, the key aggregates) goes through the library.
+
+Reading, the library's mapper upcasts an event stored at an older `class_version`
+(domain.event_names); this one also records on it the digest of the state as stored, which
+the hash chain covers (domain.hashchain.STORED_DIGEST).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from eventsourcing.persistence import (
     TranscodingNotRegisteredError,
 )
 from eventsourcing.utils import get_topic
+
+from domain.hashchain import STORED_DIGEST, event_digest
 
 
 class JsonNativeMapper(Mapper[UUID]):
@@ -54,3 +60,26 @@ class JsonNativeMapper(Mapper[UUID]):
             topic=get_topic(event_class),
             state=orjson.dumps(state, default=transcoded, option=orjson.OPT_PASSTHROUGH_DATETIME),
         )
+
+    def to_domain_event(self, stored_event: StoredEvent) -> DomainEventProtocol[UUID]:
+        domain_event = super().to_domain_event(stored_event)
+        current = getattr(type(domain_event), "class_version", 1)
+        if current > 1:
+            as_stored = self._stored_state(stored_event)
+            if as_stored.pop("class_version", 1) < current:
+                digest = event_digest(
+                    stored_event.originator_id, stored_event.originator_version,
+                    stored_event.topic, as_stored,
+                )
+                object.__setattr__(domain_event, STORED_DIGEST, digest)
+        return domain_event
+
+    def _stored_state(self, stored_event: StoredEvent) -> dict[str, Any]:
+        """The event's state as it was written (before any upcast)."""
+        state = stored_event.state
+        if self.cipher:
+            state = self.cipher.decrypt(state)
+        if self.compressor:
+            state = self.compressor.decompress(state)
+        decoded: dict[str, Any] = self.transcoder.decode(state)
+        return decoded

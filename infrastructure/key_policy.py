@@ -1,6 +1,7 @@
-"""The rule on the operator and auditor keys that `serve` checks before it starts (CONTRACT.md:
-at least 16 characters each, and the two keys differ). A one-character key is guessed at once,
-and an auditor key equal to the operator key would make every auditor an operator."""
+"""The rule on the operator and auditor keys that `serve` checks before it starts
+(docs/CONTRACT.md: at least 16 characters each, and the two keys differ). A one-character key
+is guessed at once, and an auditor key equal to the operator key would make every auditor an
+operator."""
 
 from __future__ import annotations
 

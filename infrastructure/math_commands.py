@@ -12,7 +12,7 @@ from typing import Any
 
 from domain.board import MAX_LEVEL
 from domain.model import current_model
-from domain.progress import X1, X1_5, X3
+from domain.progress import X1, X1_5, X3, halves_of, multiplier_of
 from domain.protection import profile_named
 from domain.rng import SEED_BYTES, keystream
 from domain.rules_document import rules_document
@@ -41,8 +41,8 @@ def state_halves(level: int, hw_mult: float, fs_mult: float) -> tuple[int, int]:
         raise UsageError(f"--level must be 0 to {MAX_LEVEL}")
     halves = []
     for name, mult in (("--hw-mult", hw_mult), ("--fs-mult", fs_mult)):
-        h = round(mult * 2)
-        if h / 2 != mult:
+        h = halves_of(mult)
+        if multiplier_of(h) != mult:
             raise UsageError(f"{name} moves in steps of 0.5")
         if level < MAX_LEVEL:
             if h != X1:
@@ -88,8 +88,8 @@ def simulate(
     summary: dict[str, Any] = {
         "model_version": model.version,
         "level": level,
-        "hold_and_win_multiplier": hw / 2,
-        "free_spins_multiplier": fs / 2,
+        "hold_and_win_multiplier": multiplier_of(hw),
+        "free_spins_multiplier": multiplier_of(fs),
         "master_seed": seed_bytes.hex(),
         "workers": workers,
         **totals.summary(),

@@ -1,5 +1,5 @@
 """The PAR report: every state of the current model simulated with the live engine, checked
-against GAME_RULES.md section 7, written as docs/PAR.md and published beside the model.
+against docs/GAME_RULES.md section 7, written as docs/PAR.md and published beside the model.
 
     python -m infrastructure.par_report [--target-half-width 0.0042] [--max-spins 150000000]
 
@@ -196,7 +196,7 @@ def markdown(results: dict[str, Any]) -> str:
         "both listed below; a state tuned again after an earlier run was simulated again with a "
         f"fresh master seed. {results['total_spins']:,} rounds in all.",
         "",
-        "Targets (GAME_RULES.md section 7): RTP 96.0% in every state, its 99% confidence "
+        "Targets (docs/GAME_RULES.md section 7): RTP 96.0% in every state, its 99% confidence "
         "interval containing 96.0% and no wider than +-0.5%, the point estimate within +-0.3%; "
         "hit frequency 25-40%; at level 0 Free Spins 1 in 120-300 and Hold & Win 1 in 80-250.",
         "",

@@ -1,7 +1,6 @@
 """PUMPKIN_DATABASE_URL -> the eventsourcing environment of the event store (and its recorder).
 
-`sqlite:///PATH` (a file; `sqlite:///:memory:` for a throwaway store) or
-`postgresql://USER[:PASS]@HOST[:PORT]/DB`. Tables are created on first start (eventsourcing's
+The URL is parsed by infrastructure.database_url. Tables are created on first start (eventsourcing's
 CREATE_TABLE); for PostgreSQL the database itself is created too if it is missing.
 """
 
@@ -14,66 +13,22 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import psycopg
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg import sql
 
+from infrastructure.database_url import is_postgres, postgres_address, sqlite_path
+from infrastructure.es_compat import pool_connection_kwargs
+
 PG_POOL_SIZE = 8  # pooled psycopg 3 connections kept open per application (readers + the leader)
 PG_MAX_OVERFLOW = 12  # more, opened under load and closed after
 
 
-class UnsupportedDatabaseUrl(ValueError):
-    pass
-
-
-@dataclass(frozen=True)
-class PostgresAddress:
-    user: str
-    password: str
-    host: str
-    port: int
-    dbname: str
-
-    def conninfo(self, dbname: str | None = None) -> str:
-        return psycopg.conninfo.make_conninfo(
-            host=self.host,
-            port=self.port,
-            user=self.user,
-            password=self.password or None,
-            dbname=dbname or self.dbname,
-        )
-
-
-def postgres_address(url: str) -> PostgresAddress:
-    parts = urlsplit(url)
-    if parts.scheme not in ("postgresql", "postgres") or not parts.hostname:
-        raise UnsupportedDatabaseUrl("expected postgresql://USER[:PASS]@HOST[:PORT]/DB")
-    dbname = unquote(parts.path.lstrip("/"))
-    if not dbname or not parts.username:
-        raise UnsupportedDatabaseUrl("a PostgreSQL URL names its user and database")
-    return PostgresAddress(
-        user=unquote(parts.username),
-        password=unquote(parts.password or ""),
-        host=parts.hostname,
-        port=parts.port or 5432,
-        dbname=dbname,
-    )
-
-
-def sqlite_path(url: str) -> str:
-    prefix = "sqlite:///"
-    if not url.startswith(prefix) or len(url) == len(prefix):
-        raise UnsupportedDatabaseUrl("expected sqlite:///PATH")
-    path = url[len(prefix) :]
-    return path if path == ":memory:" else unquote(path)
-
-
 def event_store_env(url: str) -> dict[str, str]:
     """The eventsourcing environment for a database URL."""
-    if url.startswith("sqlite:"):
+    if not is_postgres(url):
         path = sqlite_path(url)
         return {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
@@ -91,9 +46,10 @@ def event_store_env(url: str) -> dict[str, str]:
         "POSTGRES_PASSWORD": address.password,
         "POSTGRES_POOL_SIZE": str(PG_POOL_SIZE),
         "POSTGRES_MAX_OVERFLOW": str(PG_MAX_OVERFLOW),
-        # Also how long a request waits for a pooled connection, and the library retries each
-        # read/write 10 times: with 10 s a request hung ~100 s while the database was away
-        # instead of answering 503; with 1 s it answers 503 within ~12 s.
+        # Also how long a request waits for a pooled connection. The library retries each read
+        # 10 times (GroupCommitRecorder's writes are not retried: a failed write answers 503
+        # at once), so a long timeout left a read hanging ten times as long while the database
+        # was away instead of answering 503; a short one answers 503 within seconds.
         "POSTGRES_CONNECT_TIMEOUT": "1",
         "POSTGRES_LOCK_TIMEOUT": "10",
         "CREATE_TABLE": "y",
@@ -103,7 +59,7 @@ def event_store_env(url: str) -> dict[str, str]:
 
 def ensure_database(url: str) -> None:
     """Create the PostgreSQL database named by the URL if it does not exist (SQLite: nothing)."""
-    if url.startswith("sqlite:"):
+    if not is_postgres(url):
         return
     address = postgres_address(url)
     with psycopg.connect(address.conninfo("postgres"), autocommit=True) as conn:
@@ -123,7 +79,7 @@ def schema_lock(url: str) -> Iterator[None]:
     database (`serve --workers 2`, a runner beside the API) otherwise race in the catalog: the
     library's CREATE OR REPLACE FUNCTION fails with "tuple concurrently updated", and two
     CREATE TABLE IF NOT EXISTS with a duplicate pg_type key. SQLite serialises writers itself."""
-    if not url.startswith("postgresql"):
+    if not is_postgres(url):
         yield
         return
     with psycopg.connect(postgres_address(url).conninfo(), autocommit=True) as connection:
@@ -152,7 +108,7 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
 
     The library takes `LOCK TABLE ... IN EXCLUSIVE MODE` in every insert transaction, so that
     notification ids are committed in order (projections never skip a gap that fills later).
-    That serialises writers: one commit, one WAL flush, at a time (~600/s here). We keep the lock
+    That serialises writers: one commit, one WAL flush, at a time (bench/RESULTS.md). We keep it
     and its guarantee, and amortise it: one thread at a time leads; while it commits, other saves
     queue; when it is done it hands the lead to the first queued save, which commits the whole
     queue in ONE transaction. Followers sleep on their own event, so none waits in line twice.
@@ -172,9 +128,9 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
         # One transaction, one statement: a function (created with the tables) that takes the
         # library's table lock, notifies, and inserts the rows given as four parallel binary
         # arrays (the library sends one array of a composite type, which psycopg dumps as text
-        # in Python: 3x the CPU per event). unnest keeps their order, so notification ids follow
-        # the events' order. One statement is one network wait: a pipelined BEGIN / LOCK /
-        # NOTIFY / INSERT / COMMIT cost nine.
+        # in Python, at several times the CPU per event). unnest keeps their order, so
+        # notification ids follow the events' order. One statement is one network wait, where a
+        # pipelined BEGIN / LOCK / NOTIFY / INSERT / COMMIT cost several.
         id_type = self.datastore.originator_id_type
         names = {
             "schema": sql.Identifier(self.datastore.schema),
@@ -205,8 +161,7 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
 
     def connection_settings(self) -> dict[str, Any]:
         """How to open one more connection to this store, as the pool opens its own."""
-        pooled = self.datastore.pool.kwargs
-        assert isinstance(pooled, dict)  # the library passes a dict
+        pooled = pool_connection_kwargs(self.datastore)
         settings = {k: v for k, v in pooled.items() if k != "row_factory"}
         return {**settings, "connect_timeout": 2}
 

@@ -36,7 +36,7 @@ class GameService(Protocol):
         ...
 
     def spin(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
-        """The whole round, settled, as CONTRACT.md's round (domain.recall.round_view)."""
+        """The whole round, settled, as docs/CONTRACT.md's round (domain.recall.round_view)."""
         ...
 
     async def spin_async(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:

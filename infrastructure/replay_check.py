@@ -18,7 +18,7 @@ from typing import Any
 
 from eventsourcing.persistence import StoredEvent
 
-from domain.hashchain import GENESIS, event_digest, event_state
+from domain.hashchain import GENESIS, digest_of, event_state
 from domain.player import Player
 from infrastructure.event_rows import StoredRow
 from infrastructure.round_check import RecordedEvent, RoundRecord, check_round
@@ -111,7 +111,7 @@ class StreamChecker:
             self._check_link(row.version, prev_hash)
         digest = self._replay(event, row) if self.replaying else None
         if digest is None:
-            digest = event_digest(row.stream, row.version, row.topic, event_state(event))
+            digest = digest_of(event, row.topic)
         self.head = digest
 
     def _check_link(self, version: int, prev_hash: str) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from domain.engine import RoundOutcome, play_round
 from domain.errors import RuleViolation, UnknownModelVersion
 from domain.player import round_id_of
-from domain.progress import Progress
+from domain.progress import Progress, recorded_progress
 
 MAX_FIELD_PROBLEMS = 20  # per round: a wholly different round is named, not listed cell by cell
 PROGRESS_FIELDS = ("level", "spins_to_next_level", "hold_and_win_multiplier",
@@ -80,11 +80,11 @@ def differences(expected: Any, found: Any, path: str) -> Iterator[tuple[str, Any
 
 
 def progress_recorded(payload: dict[str, Any]) -> Progress:
-    return Progress(
+    return recorded_progress(
         int(payload["level"]),
         payload["spins_to_next_level"],
-        round(float(payload["hold_and_win_multiplier"]) * 2),
-        round(float(payload["free_spins_multiplier"]) * 2),
+        float(payload["hold_and_win_multiplier"]),
+        float(payload["free_spins_multiplier"]),
     )
 
 

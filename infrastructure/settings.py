@@ -8,6 +8,8 @@ from typing import Literal
 from pydantic import Field, PrivateAttr, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from infrastructure.database_url import UnsupportedDatabaseUrl, check_database_url
+
 
 def _random_key() -> SecretStr:
     return SecretStr(secrets.token_urlsafe(32))
@@ -66,9 +68,11 @@ class Settings(BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _known_store(cls, url: str) -> str:
-        if not url.startswith(("sqlite:///", "postgresql://", "postgres://")):
-            raise ValueError("PUMPKIN_DATABASE_URL is sqlite:///PATH or postgresql://...")
-        return url
+        try:
+            return check_database_url(url)
+        except UnsupportedDatabaseUrl as error:
+            raise ValueError(f"PUMPKIN_DATABASE_URL is sqlite:///PATH or postgresql://...: "
+                             f"{error}") from None
 
     def model_post_init(self, __context: object) -> None:
         self._generated = (

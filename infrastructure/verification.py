@@ -180,7 +180,7 @@ def verify_player(application: Any, player_id: str) -> dict[str, Any]:
     """GET /audit/players/{id}/verify: the player's stream replayed and checked. Whether the
     player exists is asked of the stored rows, not the service: its snapshot may be tampered."""
     from domain.errors import PlayerNotFound
-    from domain.player import check_player_id
+    from domain.identifiers import check_player_id
 
     check_player_id(player_id)
     if not EventRows(application).has_events_after(str(player_aggregate_id(player_id)), 0):
@@ -196,7 +196,7 @@ def verify_command(
 ) -> int:
     """`pumpkin verify [--player ID] [--json]`: exit 0 only if everything agrees."""
     from domain.errors import RuleViolation
-    from domain.player import check_player_id
+    from domain.identifiers import check_player_id
     from infrastructure.application import PumpkinApplication
 
     application = PumpkinApplication.from_url(settings.database_url)

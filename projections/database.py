@@ -12,10 +12,11 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
-from urllib.parse import unquote, urlsplit
 
 from eventsourcing.postgres import PostgresDatastore
 from eventsourcing.sqlite import SQLiteDatastore
+
+from infrastructure.database_url import is_postgres, postgres_address, sqlite_path
 
 _NAMED_PARAM = re.compile(r"(?<![:\w]):([a-z_][a-z0-9_]*)")
 
@@ -28,36 +29,6 @@ class HasDatabaseUrl(Protocol):
 def database_url_of(settings: HasDatabaseUrl | str) -> str:
     """Accept the service's Settings or a plain URL."""
     return settings if isinstance(settings, str) else settings.database_url
-
-
-def is_postgres(url: str) -> bool:
-    return url.startswith(("postgresql://", "postgres://"))
-
-
-def sqlite_path(url: str) -> str:
-    if not url.startswith("sqlite:///"):
-        raise ValueError(f"not a SQLite URL: {url!r}")
-    return unquote(url[len("sqlite:///") :])
-
-
-@dataclass(frozen=True)
-class PostgresAddress:
-    dbname: str
-    host: str
-    port: int
-    user: str
-    password: str
-
-
-def postgres_address(url: str) -> PostgresAddress:
-    parts = urlsplit(url)
-    return PostgresAddress(
-        dbname=unquote(parts.path.lstrip("/")) or "postgres",
-        host=parts.hostname or "127.0.0.1",
-        port=parts.port or 5432,
-        user=unquote(parts.username or "postgres"),
-        password=unquote(parts.password or ""),
-    )
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from typing import Any
 from eventsourcing.persistence import ApplicationRecorder, ListenNotifySubscription, Notification
 from eventsourcing.postgres import PostgresApplicationRecorder
 
+from infrastructure.es_compat import subscription_stopped, wake_subscription
+
 
 class PollingSubscription(ListenNotifySubscription[ApplicationRecorder]):
     """The library's pulling subscription, woken every `interval` seconds (SQLite)."""
@@ -28,8 +30,8 @@ class PollingSubscription(ListenNotifySubscription[ApplicationRecorder]):
         self._timer.start()
 
     def _wake_regularly(self) -> None:
-        while not self._has_been_stopped:
-            self._has_been_notified.set()
+        while not subscription_stopped(self):
+            wake_subscription(self)
             time.sleep(self._interval)
 
     def __exit__(self, *args: object, **kwargs: Any) -> None:

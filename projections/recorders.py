@@ -15,7 +15,9 @@ from typing import Any
 from eventsourcing.persistence import Tracking, TrackingRecorder
 from eventsourcing.postgres import PostgresDatastore, PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
+from psycopg.sql import SQL, Composed
 
+from infrastructure.es_compat import insert_tracking
 from projections.database import POSTGRES, SQLITE, Dialect
 from projections.events import RecordedEvent
 
@@ -101,7 +103,7 @@ class ViewRecorder(TrackingRecorder, ABC):
             if tracking.notification_id <= current:
                 return current
             self.view.apply(db, [event for event in events if event.position > current])
-            self._insert_tracking(cursor, tracking)
+            insert_tracking(self, cursor, tracking)
         return int(tracking.notification_id)
 
     def start_tracking(self, application_name: str) -> None:
@@ -115,9 +117,6 @@ class ViewRecorder(TrackingRecorder, ABC):
 
     @abstractmethod
     def _locked_position(self, db: Sql, application_name: str) -> int: ...
-
-    @abstractmethod
-    def _insert_tracking(self, cursor: Any, tracking: Tracking) -> None: ...
 
     @abstractmethod
     def create_table(self) -> None: ...
@@ -170,11 +169,8 @@ class PostgresViewRecorder(PostgresTrackingRecorder, ViewRecorder):
     def __init__(self, datastore: PostgresDatastore, view: View) -> None:
         super().__init__(datastore, tracking_table_name=view.tracking_table)
         self.view = view
-
-    def _create_table(self, curs: Any) -> None:
-        super()._create_table(curs)
-        for statement in self.view.ddl():
-            curs.execute(POSTGRES.ddl(statement))
+        # Created with the tracking table, in its transaction (the library runs these in order).
+        self.sql_create_statements.extend(Composed([SQL(POSTGRES.ddl(s))]) for s in view.ddl())
 
     def _locked_position(self, db: Sql, application_name: str) -> int:
         row = db.one(

@@ -19,8 +19,9 @@ from typing import Any
 import psycopg
 from eventsourcing.persistence import Notification, PersistenceError, Tracking
 
+from infrastructure.database_url import is_postgres
 from infrastructure.logging import get_logger
-from projections.database import HasDatabaseUrl, database_url_of, is_postgres, open_datastore
+from projections.database import HasDatabaseUrl, database_url_of, open_datastore
 from projections.events import RecordedEvent, recorded_event
 from projections.feed import EventFeed
 from projections.projection import ReadModelProjection

@@ -7,7 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from domain.board import BOOSTER_LEVEL, LEVEL_SPINS, MAX_LEVEL
 from domain.model import MathModel, current_model
+from domain.progress import X1, X1_5, X3, Progress
 from domain.symbols import BOOSTER, COIN, EMPTY, NGC, PAYING, SCATTER, WILD
 
 _CODES = {name: i for i, name in enumerate(PAYING)} | {
@@ -42,3 +44,17 @@ def model_with(name: str = "test-model", **changes: Any) -> MathModel:
         table.update(state_changes)
     definition["name"] = name
     return MathModel(definition)
+
+
+def state_progress(level: int, hw_halves: int = X1, fs_halves: int = X1) -> Progress:
+    """A round-starting state (for the simulator and the rules document): meter not due."""
+    if not 0 <= level <= MAX_LEVEL:
+        raise ValueError(f"level must be 0..{MAX_LEVEL}")
+    if level < BOOSTER_LEVEL:
+        if (hw_halves, fs_halves) != (X1, X1):
+            raise ValueError("bonus multipliers are x1 below level 5")
+        return Progress(level, LEVEL_SPINS[level], X1, X1)
+    for halves in (hw_halves, fs_halves):
+        if not X1_5 <= halves <= X3:
+            raise ValueError("level-5 multipliers are 1.5, 2, 2.5 or 3")
+    return Progress(level, None, hw_halves, fs_halves)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import itertools
 
-from game_support import model_with
+from game_support import model_with, state_progress
 
 from domain.engine import RoundOutcome, resolve_round
 from domain.facts import Fact
-from domain.progress import state_progress
 
 STAKE = 100
 COIN_HEAVY = model_with(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from game_support import state_progress
 
 from domain.progress import (
     NEW_PLAYER,
@@ -10,7 +11,6 @@ from domain.progress import (
     X1_5,
     Progress,
     count_spin,
-    state_progress,
     unlock_if_due,
 )
 
@@ -65,3 +65,13 @@ def test_round_states_outside_the_rules_are_refused() -> None:
         state_progress(5, 2, 3)
     with pytest.raises(ValueError):
         state_progress(6)
+
+
+def test_multipliers_are_halves_converted_in_one_place_both_ways() -> None:
+    from domain.progress import X1, X3, halves_of, multiplier_of, recorded_progress
+
+    assert [multiplier_of(h) for h in range(X1, X3 + 1)] == [1.0, 1.5, 2.0, 2.5, 3.0]
+    assert all(halves_of(multiplier_of(h)) == h for h in range(X1, X3 + 1))
+    recorded = recorded_progress(5, None, 2.5, 1.5)
+    assert (recorded.hold_and_win_halves, recorded.free_spins_halves) == (5, 3)
+    assert (recorded.hold_and_win_multiplier, recorded.free_spins_multiplier) == (2.5, 1.5)

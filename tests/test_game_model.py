@@ -7,14 +7,13 @@ import json
 import os
 
 import pytest
-from game_support import model_with
+from game_support import model_with, state_progress
 
 from domain import model as model_module
 from domain.engine import play_round
 from domain.errors import UnknownModelVersion
 from domain.exact import base_line_rtp
 from domain.model import all_states, current_model, model_for, registry
-from domain.progress import state_progress
 from infrastructure.simulator import simulate, spec_for
 
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from game_support import model_with
+from game_support import model_with, state_progress
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain import engine
 from domain.engine import RoundOutcome, resolve_round
 from domain.model import MathModel, all_states, current_model
-from domain.progress import state_progress
 from domain.recall import round_view
 
 HOT = model_with(

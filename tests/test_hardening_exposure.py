@@ -37,3 +37,11 @@ def test_the_interactive_docs_are_served_when_asked_for(service: Any) -> None:
     settings.docs = True
     with TestClient(build_http_app(settings, service)) as client:
         assert client.get("/docs").status_code == 200
+
+
+def test_metrics_are_open_to_a_scraper_on_this_host_only() -> None:
+    from infrastructure.http.routes_public import on_this_host
+
+    assert on_this_host("127.0.0.1") and on_this_host("::1") and on_this_host("127.3.2.1")
+    assert not on_this_host("10.1.2.3") and not on_this_host("testclient")
+    assert not on_this_host("unknown")

@@ -82,8 +82,12 @@ def test_money_is_a_strict_integer(client: TestClient, amount: Any) -> None:
     refused(spun, 422, "invalid_request")
 
 
-@pytest.mark.parametrize("request_id", ["", "x" * 129, "tab\there", "new\nline"])
-def test_a_request_id_is_1_to_128_printable_characters(client: TestClient, request_id: str) -> None:
+@pytest.mark.parametrize(
+    "request_id", ["", "x" * 129, "tab\there", "new\nline", "a space", "caf\u00e9"]
+)
+def test_a_request_id_is_1_to_128_printable_ascii_characters_without_spaces(
+    client: TestClient, request_id: str
+) -> None:
     j = Journey(client)
     refused(
         client.post(

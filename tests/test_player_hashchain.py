@@ -9,6 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from domain.event_names import stored_name
 from domain.hashchain import (
     GENESIS,
     ChainedEvent,
@@ -18,7 +19,7 @@ from domain.hashchain import (
     check_chain,
     event_state,
 )
-from domain.player import Player, topic_of
+from domain.player import Player
 
 SEED = bytes(range(32))
 
@@ -30,7 +31,7 @@ def played_stream() -> list[ChainedEvent]:
     for n in range(3):
         player.spin("s1", 20, f"r{n}", SEED)
     player.withdraw(100, "w1")
-    return [chained(e, topic_of(type(e))) for e in player.collect_events()]
+    return [chained(e, stored_name(type(e))) for e in player.collect_events()]
 
 
 def with_state(event: ChainedEvent, **changes: Any) -> ChainedEvent:
@@ -120,5 +121,5 @@ def test_every_event_of_real_rounds_encodes_canonically() -> None:
     for n in range(300):
         player.spin("s", 100, f"r{n}", n.to_bytes(32, "big"))
     for event in player.collect_events():
-        record = {"topic": topic_of(type(event)), "state": event_state(event)}
+        record = {"topic": stored_name(type(event)), "state": event_state(event)}
         assert canonical_json(record) == _stdlib_canonical(record)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import psycopg
 from test_projections_views import play_scenario
+from view_support import dump_views
 
 from infrastructure.application import PumpkinApplication
-from projections.dump import dump_views
 from projections.queries import RecallReader
 from projections.runner import ProjectionsRunner, rebuild
 from projections.views import all_views

@@ -7,10 +7,10 @@ import io
 import json
 
 import pytest
+from view_support import dump_views
 
 from infrastructure.application import PumpkinApplication
 from projections.database import dialect_of, open_datastore
-from projections.dump import dump_views
 from projections.export import export_audit
 from projections.queries import RecallReader
 from projections.recorders import Sql

@@ -9,12 +9,9 @@ import pytest
 from psycopg import sql
 
 from infrastructure.application import PumpkinApplication
-from infrastructure.persistence import (
-    UnsupportedDatabaseUrl,
-    event_store_env,
-    postgres_address,
-    sqlite_path,
-)
+from infrastructure.database_url import UnsupportedDatabaseUrl, postgres_address, sqlite_path
+from infrastructure.persistence import SCHEMA_LOCK, event_store_env, schema_lock
+from infrastructure.settings import Settings
 
 PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
 
@@ -42,6 +39,24 @@ def test_a_postgres_url_names_user_password_host_port_and_database() -> None:
 def test_other_urls_are_refused(url: str) -> None:
     with pytest.raises(UnsupportedDatabaseUrl):
         event_store_env(url)
+    with pytest.raises(ValueError, match="PUMPKIN_DATABASE_URL"):
+        Settings(database_url=url)  # the service refuses at start what the store cannot open
+
+
+@pytest.mark.parametrize("scheme", ["postgresql", "postgres"])
+def test_both_spellings_of_a_postgres_url_take_the_schema_lock(
+    scheme: str, postgres_url: str
+) -> None:
+    url = postgres_url.replace("postgresql://", f"{scheme}://", 1)
+    assert event_store_env(url)["PERSISTENCE_MODULE"] == "eventsourcing.postgres"
+    with schema_lock(url), psycopg.connect(PG_ADMIN, autocommit=True) as watcher:
+        held = watcher.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "AND (classid::bigint << 32) + objid::bigint = %s "
+            "AND database = (SELECT oid FROM pg_database WHERE datname = %s)",
+            (SCHEMA_LOCK, postgres_address(url).dbname),
+        ).fetchone()
+    assert held == (1,)
 
 
 def test_the_first_start_creates_the_database_and_its_tables() -> None:

@@ -1,1 +1,1 @@
-"""The HTTP API of CONTRACT.md: app factory (app.py), routes, models, auth, one error mapping."""
+"""The HTTP API of docs/CONTRACT.md: app factory (app.py), routes, models, auth, error mapping."""

@@ -27,7 +27,9 @@ from infrastructure.http.unknown_tokens import UnknownTokens
 from infrastructure.ports import SessionRef
 
 Role = Literal["operator", "auditor", "player"]
-_bearer = HTTPBearer(auto_error=False, description="operator key, auditor key or session token")
+bearer_scheme = HTTPBearer(
+    auto_error=False, description="operator key, auditor key or session token"
+)
 
 
 @dataclass(frozen=True)
@@ -144,7 +146,7 @@ def bearer_secret(authorization: str | None) -> str | None:
 async def _caller(
     request: Request,
     deps: Deps,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
 ) -> Caller:
     return await identify(request, deps, credentials.credentials if credentials else None)
 

@@ -1,4 +1,4 @@
-"""Every request body is JSON (CONTRACT.md), whatever Content-Type the client sent.
+"""Every request body is JSON (docs/CONTRACT.md), whatever Content-Type the client sent.
 
 `curl -d '{...}'` labels its body application/x-www-form-urlencoded, and some clients send no
 Content-Type at all; the API reads such bodies as the JSON they are, so a well-formed request is

@@ -44,7 +44,7 @@ class Metrics:
         )
         self.store_retries = Counter(
             "pumpkin_store_retries",
-            "Commands retried after losing a write race (the application's on_conflict_retry)",
+            "Retries of commands that lost a write race (infrastructure.retry_policy)",
             registry=r,
         )
 

@@ -1,4 +1,4 @@
-"""Request and answer bodies of CONTRACT.md. Money fields are strict integers: 10.5, "10" and
+"""Request and answer bodies of docs/CONTRACT.md. Money fields are strict integers: 10.5, "10" and
 true are refused (422 invalid_request) before any rule is asked. Range and format rules
 (amount > 0, a valid player or request id) are checked by `checks.py` and answer their own codes.
 """

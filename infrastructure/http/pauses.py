@@ -1,10 +1,10 @@
 """What holds up the event loop, for /metrics: how late the loop wakes, and the collector's pauses.
 
 Every spin of a server process waits on one event loop, so anything that holds the loop delays
-every spin in flight. A full collection over the start-up heap once held it 130 ms every few
-seconds (bootstrap.settle_heap); these two histograms let an operator see such a stall without
-a profiler: `pumpkin_event_loop_lag_seconds` (how much later than asked a short sleep woke) and
-`pumpkin_gc_pause_seconds` by generation.
+every spin in flight. A full collection over the start-up heap once held it every few seconds
+(bootstrap.settle_heap; bench/RESULTS.md); these two histograms let an operator see such a
+stall without a profiler: `pumpkin_event_loop_lag_seconds` (how much later than asked a short
+sleep woke) and `pumpkin_gc_pause_seconds` by generation.
 """
 
 from __future__ import annotations

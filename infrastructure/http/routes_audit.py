@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from pydantic import AfterValidator
 
 from domain.errors import RuleViolation
+from domain.identifiers import PLAYER_ID_PATTERN
 from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import AuditReads, Deps, HttpDeps
 from infrastructure.http.routes_operator import ERRORS
@@ -42,7 +43,7 @@ Time = Annotated[
     Query(max_length=40, description="ISO-8601, e.g. 2026-11-30"),
     AfterValidator(_iso_time),
 ]
-PlayerFilter = Annotated[str | None, Query(max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+PlayerFilter = Annotated[str | None, Query(pattern=f"^{PLAYER_ID_PATTERN}$")]
 ModelFilter = Annotated[str | None, Query(max_length=80, pattern=r"^[\x21-\x7e]+$")]
 
 

@@ -1,14 +1,18 @@
-"""Health and the rules document, open to anyone; Prometheus metrics, for the operator and the
-auditor only (they show traffic, errors and the store's health: no business of the public)."""
+"""Health and the rules document, open to anyone; Prometheus metrics, open to a scraper on this
+host (CONTRACT: no role) and to the operator's or the auditor's key from anywhere else: they show
+traffic, errors and the store's health, no business of the public network."""
 
 from __future__ import annotations
 
-from typing import Any
+import ipaddress
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
+from fastapi.security import HTTPAuthorizationCredentials
 
-from infrastructure.http.auth import CallerDep
+from infrastructure.http.anonymous_limit import client_address
+from infrastructure.http.auth import bearer_scheme, identify
 from infrastructure.http.deps import Deps
 from infrastructure.http.models import Health
 from infrastructure.http.responses import FastJSONResponse
@@ -27,7 +31,21 @@ def rules(deps: Deps) -> Any:
 
 
 @router.get("/metrics", response_class=Response)
-def metrics(caller: CallerDep, deps: Deps) -> Response:
-    """Prometheus text; scrape it with the operator's or the auditor's key as bearer."""
-    caller.may_read_metrics()
+async def metrics(
+    request: Request,
+    deps: Deps,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
+) -> Response:
+    """Prometheus text: a scraper on this host needs no key; from elsewhere, the operator's or
+    the auditor's key as bearer."""
+    if credentials is not None or not on_this_host(client_address(request.scope)):
+        caller = await identify(request, deps, credentials.credentials if credentials else None)
+        caller.may_read_metrics()
     return Response(deps.metrics.exposition(), media_type="text/plain; version=0.0.4")
+
+
+def on_this_host(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False

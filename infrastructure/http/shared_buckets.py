@@ -86,7 +86,7 @@ class SharedBuckets:
             self._fd = None
 
     def _update(self, key: str, rate: float, burst: float, take: bool) -> bool:
-        # Written out, not with context managers: this runs on every request (~2 us here).
+        # Written out, not with context managers: this runs on every request (bench/RESULTS.md).
         fingerprint = hashlib.blake2b(key.encode(), digest_size=8, key=self._salt).digest()
         offset = _SALT_BYTES + (int.from_bytes(fingerprint, "little") & (SLOTS - 1)) * _SLOT.size
         fd = self._fd
