@@ -29,6 +29,12 @@ class InvalidPlayerId(RuleViolation):
     code = "invalid_player_id"
 
 
+class BalanceCap(RuleViolation):
+    """A deposit or a win would take a balance past BALANCE_CAP (domain.player)."""
+
+    code = "balance_cap"
+
+
 class PlayerExists(RuleViolation):
     code = "player_exists"
 

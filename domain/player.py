@@ -8,7 +8,8 @@ stream (domain.hashchain), so the stream is tamper-evident.
 Exactly once: at least the last RECENT_REQUESTS request ids are kept (up to RECENT_SLACK more),
 each with a fingerprint of its body and a reference to its result (the balance after a deposit
 or withdrawal, the version of a round's StakePlaced). A request id older than that window is
-treated as new.
+answered from its durable key (infrastructure/request_keys.py), which the application records
+in the same transaction and hands back through `recall_request`.
 
 State is held in JSON-native values (ints, strings, dicts of lists) so snapshots encode it as is.
 Container entries are replaced, never mutated in place, so a copy only needs shallow dict copies.
@@ -27,8 +28,10 @@ from uuid import UUID, uuid5
 import orjson
 from eventsourcing.domain import Aggregate
 
+from domain.board import MAX_WIN_X_STAKE
 from domain.engine import RoundOutcome, check_stake, play_round
 from domain.errors import (
+    BalanceCap,
     InsufficientFunds,
     RequestIdReused,
     SessionClosed,
@@ -55,6 +58,12 @@ RECENT_REQUESTS = 10_000
 # the oldest key and copying the dict (every command copies the player) then cost the whole
 # capacity: a player with a full window spun measurably slower (bench/RESULTS.md).
 RECENT_SLACK = 1_024
+# No balance passes this (2^53 - 1 minor units): past it, JSON clients (doubles) lose precision.
+# A deposit that would pass it is refused; so is a spin whose largest possible win would (the
+# balance after the stake plus MAX_WIN_X_STAKE stakes), so a settlement never has to be.
+BALANCE_CAP = 2**53 - 1
+
+
 @functools.lru_cache(maxsize=65_536)
 def player_aggregate_id(player_id: str) -> UUID:
     return uuid5(NAMESPACE, f"player:{player_id}")
@@ -178,6 +187,11 @@ class Player(Aggregate):
             raise RequestIdReused(f"request_id {request_id!r} was used with another request")
         return seen[1]
 
+    def recall_request(self, request_id: str, fingerprint: str, answer: int) -> None:
+        """A request applied before the window, as its durable key recorded it. Known to this
+        copy only (it is no state of record, so no event), so the command replays it."""
+        self.recent = {**self.recent, request_id: [fingerprint, answer]}
+
     def session_summary(self, session_id: str) -> dict[str, Any]:
         is_open, spins, staked, won = self._session(session_id)
         return {
@@ -205,6 +219,8 @@ class Player(Aggregate):
             return int(previous)
         check_amount(amount)
         balance = self.balance + amount
+        if balance > BALANCE_CAP:
+            raise BalanceCap(f"a balance never passes {BALANCE_CAP}; {amount} would")
         self.trigger_event(
             self.Deposited, amount=amount, request_id=request_id, balance_after=balance
         )
@@ -297,6 +313,8 @@ class Player(Aggregate):
             raise SessionClosed(f"session {session_id!r} is closed")
         if stake > self.balance:
             raise InsufficientFunds(f"balance {self.balance} is less than the stake {stake}")
+        if self.balance - stake + stake * MAX_WIN_X_STAKE > BALANCE_CAP:
+            raise BalanceCap(f"this stake's largest win could take the balance past {BALANCE_CAP}")
 
     def check_protection(
         self, session_id: str, stake: int, profile: Profile, now: datetime

@@ -60,8 +60,10 @@ from infrastructure.persistence import (
     event_store_env,
     schema_lock,
 )
+from infrastructure.player_locks import PlayerLocks
 from infrastructure.ports import SessionRef
 from infrastructure.protection_commands import ProtectionCommands, exclusion_view
+from infrastructure.request_keys import RequestKey, issued_keys, recorded_key
 from infrastructure.retry_policy import ATTEMPTS, pause_before
 
 T = TypeVar("T")
@@ -142,6 +144,7 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
         # the clock every protection rule is judged by (tests move it; nothing sleeps).
         self.profile: Profile = PROFILES["none"]
         self.clock: Callable[[], datetime] = utc_now
+        self._locks = PlayerLocks()  # commands on one player take turns in this process
         # Called once per retry after a lost write race (the HTTP app counts them).
         self.on_conflict_retry: Callable[[], object] = _ignore
 
@@ -166,10 +169,14 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
             raise PlayerExists(f"player {player_id!r} exists") from None
 
     def deposit(self, player_id: str, amount: int, request_id: str) -> int:
-        return self._command(player_id, lambda player: player.deposit(amount, request_id))
+        return self._command(
+            player_id, lambda player: player.deposit(amount, request_id), request_id
+        )
 
     def withdraw(self, player_id: str, amount: int, request_id: str) -> int:
-        return self._command(player_id, lambda player: player.withdraw(amount, request_id))
+        return self._command(
+            player_id, lambda player: player.withdraw(amount, request_id), request_id
+        )
 
     def player_state(self, player_id: str) -> dict[str, Any]:
         player = self._player(player_id)
@@ -237,6 +244,7 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
             session_id,
             stake,
             lambda player: _play(player, session_id, stake, request_id, self.profile, self.clock()),
+            request_id,
         )
         if isinstance(result, int):
             return self._round_from(player_aggregate_id(player_id), result)
@@ -252,11 +260,21 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
         race) goes to `spin` in a worker thread, which owns every rule and retry. Both ways
         record the same events in one transaction.
         """
+        player_id = self._session_players.get(session_id)
+        if player_id is None:
+            player_id = await asyncio.to_thread(self._player_of_session, session_id)
+        await self._locks.take_turn(player_id)
+        try:
+            return await self._spin_async(session_id, stake, request_id)
+        finally:
+            self._locks.end_turn(player_id)
+
+    async def _spin_async(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
         grouped = isinstance(self.recorder, GroupCommitRecorder)
         player = self._spin_decided_in_memory(session_id, stake, request_id) if grouped else None
         if player is not None:
             processing_event: ProcessingEvent[UUID] = ProcessingEvent()
-            self._collect(processing_event, player)
+            self._collect(processing_event, player, *issued_keys(player, request_id))
             stored = [self.mapper.to_stored_event(e) for e in processing_event.events]
             try:
                 await self._async_group_commit().save(stored)
@@ -387,8 +405,20 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
         _remember(self._session_players, session_id, key.player_id)
         return key.player_id
 
-    def _command(self, player_id: str, decide: Callable[[Player], T]) -> T:
-        """Decide on the player and record what it decided, retrying when a race is lost."""
+    def _command(
+        self, player_id: str, decide: Callable[[Player], T], request_id: str | None = None
+    ) -> T:
+        """Decide on the player and record what it decided, retrying when a race is lost.
+
+        request_id: the request's durable key (infrastructure/request_keys.py) is recorded with
+        its events, and read only when the save conflicts or the newest state refuses it.
+        """
+        with self._locks.held(player_id):
+            return self._command_in_turn(player_id, decide, request_id)
+
+    def _command_in_turn(
+        self, player_id: str, decide: Callable[[Player], T], request_id: str | None
+    ) -> T:
         fresh = False
         conflicts = 0
         while conflicts < ATTEMPTS:
@@ -396,18 +426,36 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
             try:
                 result = decide(player)
             except RuleViolation:
-                if fresh:
+                if not fresh:
+                    fresh = True  # a refusal is only final when judged on the newest state
+                    continue
+                recalled = self._recalled(player_id, request_id, decide)
+                if recalled is None:
                     raise
-                fresh = True  # a refusal is only final when judged on the newest state
-                continue
-            if not player.pending_events or self._saved(player):
+                return recalled[0]
+            if not player.pending_events or self._saved(player, *issued_keys(player, request_id)):
                 return result
+            recalled = self._recalled(player_id, request_id, decide)
+            if recalled is not None:
+                return recalled[0]
             conflicts += 1
             fresh = True
             self._retrying(conflicts)
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
 
-    def _saved(self, *aggregates: Aggregate) -> bool:
+    def _recalled(
+        self, player_id: str, request_id: str | None, decide: Callable[[Player], T]
+    ) -> tuple[T] | None:
+        """The answer again, if the request's durable key says it was applied (beyond the
+        player's window); RequestIdReused if it was applied with another body."""
+        key = recorded_key(self.repository, player_id, request_id)
+        if key is None:
+            return None
+        player = self._player(player_id)
+        player.recall_request(key.request_id, key.fingerprint, key.answer)
+        return (decide(player),)
+
+    def _saved(self, *aggregates: Aggregate | RequestKey.Issued) -> bool:
         """Record in one transaction; False if another writer took one of the versions."""
         try:
             self.save(*aggregates)
@@ -437,6 +485,8 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
             if isinstance(obj, Aggregate):
                 processing_event.events.extend(obj.collect_events())
                 processing_event.aggregates[obj.id] = obj
+            elif isinstance(obj, RequestKey.Issued):  # a bare event: its key has no other
+                processing_event.events.append(obj)
             else:
                 processing_event.collect_events(obj)
 

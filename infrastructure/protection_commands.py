@@ -39,7 +39,9 @@ class ProtectionCommands:
         profile: Profile
         clock: Callable[[], datetime]
 
-        def _command(self, player_id: str, decide: Callable[[Player], T]) -> T: ...
+        def _command(
+            self, player_id: str, decide: Callable[[Player], T], request_id: str | None = None
+        ) -> T: ...
         def _player(self, player_id: str, *, fresh: bool = True) -> Player: ...
         def _player_of_session(self, session_id: str) -> str: ...
         def _close(self, player: Player, session_id: str) -> dict[str, Any]: ...
@@ -83,11 +85,16 @@ class ProtectionCommands:
         return self._guarded(player_id, session_id, None, decide)
 
     def _guarded(
-        self, player_id: str, session_id: str, stake: int | None, decide: Callable[[Player], T]
+        self,
+        player_id: str,
+        session_id: str,
+        stake: int | None,
+        decide: Callable[[Player], T],
+        request_id: str | None = None,
     ) -> T:
         """`_command`, with a protection refusal recorded in the player's stream (and raised)."""
         try:
-            return self._command(player_id, decide)
+            return self._command(player_id, decide, request_id)
         except ProtectionRefusal as refusal:
             self._refused(player_id, refusal, session_id, stake)
             raise

@@ -7,7 +7,8 @@ binds the port itself with SO_REUSEPORT, and the kernel spreads new connections 
 evenly.
 
 The supervisor starts the workers, passes SIGTERM / SIGINT on to them, and starts a worker
-again if one dies while serving. Each worker ends with its parent (bootstrap.worker_http_app).
+again if one dies, after a wait that grows while it keeps failing (restart_backoff.py). Each
+worker ends with its parent (bootstrap.worker_http_app).
 """
 
 from __future__ import annotations
@@ -17,15 +18,15 @@ import signal
 import socket
 import sys
 import threading
-import time
+from collections.abc import Callable
 from multiprocessing.process import BaseProcess
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from infrastructure.http.shared_buckets import shared_table_file
 from infrastructure.logging import get_logger
+from infrastructure.restart_backoff import RestartBackoff
 
 log = get_logger("pumpkin.serve")
-RESTART_BACKOFF_SECONDS = 1.0
 
 
 def reuse_port_socket(host: str, port: int) -> socket.socket:
@@ -55,13 +56,53 @@ def serve_one(sock: socket.socket, host: str, port: int, uvicorn_options: dict[s
     uvicorn.Server(config).run(sockets=[sock])
 
 
-def supervise(workers: int, host: str, port: int, uvicorn_options: dict[str, Any]) -> int:
+class Worker(Protocol):
+    @property
+    def exitcode(self) -> int | None: ...
+
+    def is_alive(self) -> bool: ...
+
+
+W = TypeVar("W", bound=Worker)
+
+
+def tend(processes: list[W], start: Callable[[int], W], backoff: RestartBackoff) -> None:
+    """One look at the workers: a death is noted (and its restart put off), a worker whose wait
+    is over is started again."""
+    for index, process in enumerate(processes):
+        if process.is_alive() or backoff.waiting(index):
+            continue
+        if backoff.due(index):
+            processes[index] = start(index)
+            continue
+        delay = backoff.died(index)
+        log.warning(
+            "worker_died_restarting",
+            exit_code=process.exitcode,
+            worker=index,
+            restart_in_seconds=delay,
+        )
+
+
+def supervise(
+    workers: int,
+    host: str,
+    port: int,
+    uvicorn_options: dict[str, Any],
+    backoff: RestartBackoff | None = None,
+) -> int:
     """Run `workers` server processes until SIGTERM / SIGINT; the exit status."""
     with shared_table_file():  # the request limits every worker shares (http/ratelimit.py)
-        return _supervise(workers, host, port, uvicorn_options)
+        return _supervise(workers, host, port, uvicorn_options, backoff or RestartBackoff())
 
 
-def _supervise(workers: int, host: str, port: int, uvicorn_options: dict[str, Any]) -> int:
+def _supervise(
+    workers: int,
+    host: str,
+    port: int,
+    uvicorn_options: dict[str, Any],
+    backoff: RestartBackoff,
+) -> int:
     # One listening socket per worker, all made here before any worker starts: connections
     # are spread over them from the first one (they wait in a socket's backlog until its worker
     # is up), and a worker started again takes over its socket, backlog and all.
@@ -78,6 +119,7 @@ def _supervise(workers: int, host: str, port: int, uvicorn_options: dict[str, An
             name=f"pumpkin-worker-{index}",
         )
         process.start()
+        backoff.started(index)
         return process
 
     def stop(signum: int, _frame: object) -> None:
@@ -88,11 +130,7 @@ def _supervise(workers: int, host: str, port: int, uvicorn_options: dict[str, An
     log.info("serving", workers=workers, host=host, port=port)
     try:
         while not stopping.wait(0.5):
-            for index, process in enumerate(processes):
-                if not process.is_alive() and not stopping.is_set():
-                    log.warning("worker_died_restarting", exit_code=process.exitcode)
-                    time.sleep(RESTART_BACKOFF_SECONDS)
-                    processes[index] = start(index)
+            tend(processes, start, backoff)
     finally:
         for process in processes:
             if process.is_alive():

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any, Literal, TextIO
 
 from projections.audit import AUDIT_COLUMNS
+from projections.csv_cells import neutral_row
 from projections.database import (
     Datastore,
     HasDatabaseUrl,
@@ -67,7 +68,7 @@ def export_audit(
         writer.writeheader()
     for row in audit_rows(settings, player_id):
         if writer is not None:
-            writer.writerow(row)
+            writer.writerow(neutral_row(row))
         else:
             out.write(json.dumps({**row, "data": json.loads(row["data"])}) + "\n")
         count += 1

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from eventsourcing.persistence import StoredEvent
+from fastapi.testclient import TestClient
 
 from infrastructure.application import PumpkinApplication
 from infrastructure.persistence import GroupCommitRecorder, temporary_postgres_database
@@ -65,6 +66,15 @@ def stored(aggregate: object, version: int) -> StoredEvent:
     return StoredEvent(
         originator_id=aggregate, originator_version=version, topic="test:Event", state=b"{}"
     )
+
+
+@pytest.fixture
+def api(service: PumpkinApplication) -> Iterator[TestClient]:
+    """The HTTP API around `service`, as the composition root wires it (no read models)."""
+    from http_support import client_for
+
+    with client_for(service) as test_client:
+        yield test_client
 
 
 @pytest.fixture

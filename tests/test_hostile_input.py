@@ -295,25 +295,31 @@ def test_a_player_token_cannot_touch_another_players_things(world: World) -> Non
     v, o = world.victim, world.other
     mine = bearer(o.token)
     other_round = world.application.round_ids(v.player_id)[0]
-    for method, path, body in [
-        ("POST", f"/sessions/{v.session_id}/spins", {"stake": 100, "request_id": unique("x")}),
-        ("POST", f"/sessions/{v.session_id}/close", {}),
-        ("GET", f"/players/{v.player_id}", None),
-        ("GET", f"/players/{v.player_id}/rounds", None),
-        ("GET", f"/rounds/{other_round}", None),
-        ("POST", f"/players/{v.player_id}/deposits", {"amount": 10, "request_id": unique("x")}),
-        ("POST", f"/players/{o.player_id}/deposits", {"amount": 10, "request_id": unique("x")}),
-        ("POST", f"/players/{o.player_id}/sessions", {}),
-        ("GET", f"/audit/players/{o.player_id}/verify", None),
-        ("GET", f"/players/{v.player_id}/limits", None),
-        ("PUT", f"/players/{o.player_id}/limits", {"max_stake": 100}),
-        ("POST", f"/players/{o.player_id}/exclusions", {"until": None, "reason": "self"}),
-        ("POST", f"/sessions/{v.session_id}/reality-check", {"continue": False}),
+    # Another player's things answer as if they did not exist (404); roles answer 403.
+    for method, path, body, code in [
+        ("POST", f"/sessions/{v.session_id}/spins", {"stake": 100, "request_id": unique("x")},
+         "session_not_found"),
+        ("POST", f"/sessions/{v.session_id}/close", {}, "session_not_found"),
+        ("GET", f"/players/{v.player_id}", None, "player_not_found"),
+        ("GET", f"/players/{v.player_id}/rounds", None, "player_not_found"),
+        ("GET", f"/rounds/{other_round}", None, "round_not_found"),
+        ("POST", f"/players/{v.player_id}/deposits", {"amount": 10, "request_id": unique("x")},
+         "forbidden"),
+        ("POST", f"/players/{o.player_id}/deposits", {"amount": 10, "request_id": unique("x")},
+         "forbidden"),
+        ("POST", f"/players/{o.player_id}/sessions", {}, "forbidden"),
+        ("GET", f"/audit/players/{o.player_id}/verify", None, "forbidden"),
+        ("GET", f"/players/{v.player_id}/limits", None, "player_not_found"),
+        ("PUT", f"/players/{o.player_id}/limits", {"max_stake": 100}, "forbidden"),
+        ("POST", f"/players/{o.player_id}/exclusions", {"until": None, "reason": "self"},
+         "forbidden"),
+        ("POST", f"/sessions/{v.session_id}/reality-check", {"continue": False},
+         "session_not_found"),
     ]:
         error = refused_and_unchanged(
             world, lambda m=method, p=path, b=body: world.client.request(m, p, json=b, headers=mine)
         )
-        assert error["code"] == "forbidden", (method, path, error)
+        assert error["code"] == code, (method, path, error)
 
 
 # -- injected ids --------------------------------------------------------------------------------

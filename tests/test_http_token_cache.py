@@ -6,6 +6,7 @@ import time
 
 from http_support import OPERATOR, Journey, bearer, client_for
 
+from infrastructure.application import PumpkinApplication
 from infrastructure.http.token_cache import OpenSessionCache
 from infrastructure.ports import SessionRef
 
@@ -46,3 +47,37 @@ def test_a_session_closed_behind_the_caches_back_still_cannot_spin(service: obje
         closed = client.post(f"/sessions/{j.session_id}/close", headers=bearer(OPERATOR))
         assert closed.status_code == 200
         assert client.get(f"/players/{j.player_id}", headers=bearer(j.token)).status_code == 401
+
+
+def test_a_close_through_one_instance_is_effective_on_another_at_once(service: object) -> None:
+    """Issue 17, finding 7: a closed session's token kept reading ~2 s through another worker's
+    cache. Two app instances on one store, each with its own caches."""
+    assert isinstance(service, PumpkinApplication)
+    other_service = PumpkinApplication(env=service.env)
+    try:
+        with client_for(service) as first, client_for(other_service) as second:
+            j = Journey(first)
+            token = bearer(j.token)
+            for _ in range(3):  # the second instance has seen the session open, and spun on it
+                assert second.get(f"/players/{j.player_id}", headers=token).status_code == 200
+                assert j.spin().status_code == 200
+            played = second.post(
+                f"/sessions/{j.session_id}/spins",
+                json={"stake": 100, "request_id": "through-the-second"},
+                headers=token,
+            )
+            assert played.status_code == 200
+            closed = first.post(f"/sessions/{j.session_id}/close", headers=bearer(OPERATOR))
+            assert closed.status_code == 200
+
+            for path in (f"/players/{j.player_id}", f"/players/{j.player_id}/rounds"):
+                answer = second.get(path, headers=token)
+                assert answer.status_code == 401, (path, answer.text)
+            refused = second.post(
+                f"/sessions/{j.session_id}/spins",
+                json={"stake": 100, "request_id": "after-the-close"},
+                headers=token,
+            )
+            assert (refused.status_code, refused.json()["error"]["code"]) == (409, "session_closed")
+    finally:
+        other_service.close()

@@ -58,6 +58,9 @@ def create_app(
         docs_url="/docs" if deps.docs else None,
         redoc_url="/redoc" if deps.docs else None,
     )
+    # A path with a trailing slash is 404, not a redirect: the framework built its Location from
+    # the Host header, which the client chooses (issue 17, finding 12).
+    app.router.redirect_slashes = False
     app.state.deps = deps
     app.state.limiter = deps.limiter or RateLimiter(deps.rate_limit_per_second)
     app.state.unknown_tokens = UnknownTokens(deps.unknown_token_cache_seconds)

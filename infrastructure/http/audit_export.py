@@ -123,12 +123,13 @@ def _jsonl(rows: Rows) -> Chunks:
 
 def _csv(rows: Rows) -> Chunks:
     from projections.audit import AUDIT_COLUMNS
+    from projections.csv_cells import neutral_row
 
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=AUDIT_COLUMNS)
     writer.writeheader()
     for count, row in enumerate(rows, 1):
-        writer.writerow(row)
+        writer.writerow(neutral_row(row))  # no cell a spreadsheet runs as a formula
         if count % ROWS_PER_CHUNK == 0:
             yield buffer.getvalue()
             buffer.seek(0)

@@ -1,7 +1,10 @@
 """Who is asking: the operator key, the auditor key, or a player's session token.
 
 Keys are compared in constant time. A token whose session is closed still names its session, so
-its own spin endpoint can answer 409 session_closed; everywhere else it is refused with 401.
+its own spin endpoint can answer 409 session_closed (or replay a spin it played); everywhere
+else it is refused with 401.
+Another player's data (or another session) answers a player's token exactly as a missing one
+(404, the same code and message): ids are guessable, existence must not leak.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from fastapi.security.utils import get_authorization_scheme_param
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
+from domain.errors import PlayerNotFound, SessionNotFound
 from infrastructure.http.anonymous_limit import client_address
 from infrastructure.http.deps import Deps, HttpDeps
 from infrastructure.http.errors import ApiError, forbidden, unauthorized
@@ -37,12 +41,18 @@ class Caller:
     role: Role
     session: SessionRef | None = None
 
+    def reaches_player(self, player_id: str) -> bool:
+        """A player's token reaches only its own player; the other roles reach every one."""
+        if self.role != "player":
+            return True
+        return self.session is not None and self.session.player_id == player_id
+
     def may_read_player(self, player_id: str) -> None:
         if self.role != "player":
             return
         self._live_player()
-        if self.session is None or self.session.player_id != player_id:
-            raise forbidden("a session token reaches only its own player")
+        if not self.reaches_player(player_id):
+            raise PlayerNotFound(f"no player {player_id!r}")  # as the application's own
 
     def may_change_money(self) -> None:
         if self.role != "operator":
@@ -50,19 +60,16 @@ class Caller:
             raise forbidden("only the operator moves money, adds players or opens sessions")
 
     def may_spin(self, session_id: str) -> None:
-        # A closed session's spin is judged by the service: session_closed, or what closed it
-        # (an exclusion: player_excluded; the session time limit: session_time_limit).
-        self._own_session(session_id, "plays")
+        if self.role != "player":
+            raise forbidden("only the session's own token plays")
+        # A closed session is refused by the application (409 session_closed), after it has
+        # answered a replayed request id with the round that request played.
+        self._own_session(session_id)
 
     def may_answer_reality_check(self, session_id: str) -> None:
-        self._own_session(session_id, "answers the reality check of")
-
-    def _own_session(self, session_id: str, acts: str) -> None:
         if self.role != "player":
-            raise forbidden(f"only the session's own token {acts} it")
-        if self.session is None or self.session.session_id != session_id:
-            self._live_player()
-            raise forbidden(f"a session token {acts} only its own session")
+            raise forbidden("only the session's own token answers its reality check")
+        self._own_session(session_id)
 
     def may_close(self, session_id: str) -> None:
         if self.role == "operator":
@@ -70,8 +77,7 @@ class Caller:
         if self.role == "auditor":
             raise forbidden("the auditor changes nothing")
         self._live_player()
-        if self.session is None or self.session.session_id != session_id:
-            raise forbidden("a session token closes only its own session")
+        self._own_session(session_id)
 
     def may_audit(self) -> None:
         if self.role != "auditor":
@@ -83,14 +89,28 @@ class Caller:
             self._live_player()
             raise forbidden("metrics are the operator's and the auditor's")
 
+    def _own_session(self, session_id: str) -> None:
+        if self.session is None or self.session.session_id != session_id:
+            self._live_player()
+            raise SessionNotFound(f"no session {session_id!r}")  # as the application's own
+
     def _live_player(self) -> None:
         if self.role == "player" and (self.session is None or not self.session.open):
             raise unauthorized("this session is closed; its token is no longer valid")
 
 
-async def identify(request: HTTPConnection, deps: HttpDeps, secret: str | None) -> Caller:
+async def identify(
+    request: HTTPConnection, deps: HttpDeps, secret: str | None, *, spin: bool = False
+) -> Caller:
     """The caller a bearer secret names, or 401. Limited per secret, and per client address
-    for secrets that name nobody (infrastructure/http/ratelimit.py)."""
+    for secrets that name nobody (infrastructure/http/ratelimit.py).
+
+    spin: the open-session cache may name the caller. Only a spin may use it: the application
+    judges a spin on the newest state (a session closed through another worker conflicts on
+    its version and is refused), so a stale entry cannot let a closed session play. Any other
+    request reads the session's state from the store, so a close is effective on every worker
+    at once (issue 17, finding 7).
+    """
     limiter: RateLimiter = request.app.state.limiter
     address = client_address(request.scope)
     if not secret:
@@ -105,7 +125,7 @@ async def identify(request: HTTPConnection, deps: HttpDeps, secret: str | None) 
         structlog.contextvars.bind_contextvars(role="auditor")
         return Caller("auditor")
     sessions: OpenSessionCache = request.app.state.open_sessions
-    session = sessions.get(secret)
+    session = sessions.get(secret) if spin else None
     if session is None:
         session = await _session_from_store(request, deps, secret, address)
         sessions.remember(secret, session)

@@ -17,6 +17,7 @@ from infrastructure.logging import get_logger
 STATUS_BY_CODE: dict[str, int] = {
     "player_exists": 409,
     "insufficient_funds": 409,
+    "balance_cap": 409,
     "session_closed": 409,
     "request_id_reused": 409,
     "concurrent_update": 409,
@@ -131,8 +132,9 @@ def answer_for(exc: BaseException, metrics: Metrics) -> JSONResponse:
         return _answer(metrics, "invalid_request", _validation_message(exc.errors()))
     if isinstance(exc, StarletteHTTPException):
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_request")
-        response = _answer(metrics, code, str(exc.detail))
-        response.status_code = exc.status_code
+        response = _answer(metrics, code, str(exc.detail), dict(exc.headers or {}))  # 405: Allow
+        if exc.status_code != 400:  # a body that cannot be decoded is 422 as any invalid body
+            response.status_code = exc.status_code
         return response
     if isinstance(exc, store_outage_types()):
         log.warning("store_unavailable", error=type(exc).__name__, detail=str(exc)[:200])

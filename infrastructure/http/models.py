@@ -9,23 +9,25 @@ from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
+from infrastructure.http import schema_rules
+
 
 class Body(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
 class NewPlayer(Body):
-    player_id: StrictStr
+    player_id: StrictStr = Field(json_schema_extra=schema_rules.PLAYER_ID)
 
 
 class MoneyMovement(Body):
-    amount: StrictInt
-    request_id: StrictStr
+    amount: StrictInt = Field(json_schema_extra=schema_rules.AMOUNT)
+    request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
 
 
 class SpinRequest(Body):
-    stake: StrictInt
-    request_id: StrictStr
+    stake: StrictInt = Field(description="minor units, one of the rules document's `stakes`")
+    request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
 
 
 class Empty(Body):

@@ -8,11 +8,12 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.encoders import jsonable_encoder
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import AfterValidator
 
 from domain.errors import RuleViolation
 from domain.identifiers import PLAYER_ID_PATTERN
+from infrastructure.http import schema_rules
 from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import AuditReads, Deps, HttpDeps
 from infrastructure.http.routes_operator import ERRORS
@@ -40,7 +41,11 @@ def _iso_time(value: str | None) -> str | None:
 
 Time = Annotated[
     str | None,
-    Query(max_length=40, description="ISO-8601, e.g. 2026-11-30"),
+    Query(
+        max_length=40,
+        description="ISO-8601, e.g. 2026-11-30",
+        json_schema_extra=schema_rules.iso_time(_ISO_TIME.pattern),
+    ),
     AfterValidator(_iso_time),
 ]
 PlayerFilter = Annotated[str | None, Query(pattern=f"^{PLAYER_ID_PATTERN}$")]
@@ -111,7 +116,16 @@ def balances(caller: CallerDep, deps: Deps) -> Any:
     return JSONResponse(jsonable_encoder({"balances": _audit(deps).balances()}))
 
 
-@router.get("/events")
+@router.get(
+    "/events",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "description": "one event a line: JSON lines (`format=jsonl`, the default) or CSV",
+            "content": {"application/x-ndjson": {}, "text/csv": {}},
+        }
+    },
+)
 def events(
     caller: CallerDep,
     deps: Deps,

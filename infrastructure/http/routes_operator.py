@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import structlog
-from fastapi import APIRouter, Body, Depends
+from fastapi import APIRouter, Body, Depends, Path
 
-from infrastructure.http import checks
+from infrastructure.http import checks, schema_rules
 from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import Deps
 from infrastructure.http.models import (
@@ -25,7 +25,9 @@ ERRORS = {code: {"model": ErrorBody} for code in (401, 403, 404, 409, 413, 422, 
 router = APIRouter(tags=["operator"], responses=ERRORS)  # type: ignore[arg-type]
 
 
-async def player_in_path(player_id: str) -> str:
+async def player_in_path(
+    player_id: Annotated[str, Path(json_schema_extra=schema_rules.PLAYER_ID)],
+) -> str:
     """The path's player id, bound to every log line of the request."""
     structlog.contextvars.bind_contextvars(player_id=player_id)
     return player_id

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 
 from domain.errors import RoundNotFound
+from infrastructure.http import schema_rules
 from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import Deps
 from infrastructure.http.models import PlayerState, Round, RoundsPage, VerifyReport
@@ -37,13 +38,16 @@ def player_rounds(
 
 
 @router.get("/rounds/{round_id}", response_model=Round)
-def round_by_id(round_id: str, caller: CallerDep, deps: Deps) -> Any:
+def round_by_id(
+    round_id: Annotated[str, Path(json_schema_extra=schema_rules.ROUND_ID)],
+    caller: CallerDep,
+    deps: Deps,
+) -> Any:
     if caller.role == "player":
         caller.may_read_player(caller.session.player_id if caller.session else "")
     played = deps.rounds.round(round_id)
-    if played is None:
-        raise RoundNotFound(f"no round {round_id}")
-    caller.may_read_player(played["player_id"])
+    if played is None or not caller.reaches_player(played["player_id"]):
+        raise RoundNotFound(f"no round {round_id}")  # another player's: exactly as a missing one
     return FastJSONResponse(played)
 
 

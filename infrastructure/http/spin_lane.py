@@ -71,7 +71,8 @@ class SpinLane:
     @staticmethod
     async def _spin(request: Request, deps: HttpDeps, session_id: str, raw: bytes) -> Any:
         body = _json(raw) if raw else _NO_BODY
-        caller = await identify(request, deps, bearer_secret(request.headers.get("authorization")))
+        secret = bearer_secret(request.headers.get("authorization"))
+        caller = await identify(request, deps, secret, spin=True)
         if body is _NO_BODY:
             raise RequestValidationError(
                 [{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}]

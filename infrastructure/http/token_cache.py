@@ -1,10 +1,10 @@
 """Open sessions' tokens, remembered for a few seconds so a busy player's every request does not
 read two aggregates just to learn who is asking.
 
-Safe because the cache only ever holds OPEN sessions and the rules stay with the write side: a
-spin on a session closed meanwhile is still refused by the application (409 session_closed).
-A close through this process forgets the token at once; a close through another instance is
-seen here within `ttl_seconds`.
+Only spins read it (auth.identify): the cache holds only OPEN sessions and a spin's rules stay with
+the write side, so a spin on a session closed meanwhile, through any instance, is still refused
+by the application (409 session_closed). Every other request reads the session's state from the
+store, so a closed session's token reads nothing anywhere once the close has answered.
 """
 
 from __future__ import annotations
