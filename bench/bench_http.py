@@ -130,7 +130,9 @@ def process_tree_cpu(pid: int) -> float:
 
 
 @contextmanager
-def server(url: str, projections: bool, workers: int) -> Iterator[tuple[str, int]]:
+def server(
+    url: str, projections: bool, workers: int, **extra_env: str
+) -> Iterator[tuple[str, int]]:
     port = free_port()
     env = {
         **os.environ,
@@ -143,6 +145,7 @@ def server(url: str, projections: bool, workers: int) -> Iterator[tuple[str, int
         "PUMPKIN_RATE_LIMIT_PER_SECOND": "0",
         "PUMPKIN_AUTH_FAILURES_PER_MINUTE": "0",
         "PUMPKIN_ANONYMOUS_PER_SECOND": "0",
+        **extra_env,
     }
     command = [
         sys.executable,
@@ -202,16 +205,21 @@ class Connection:
             self.writer.close()
 
 
-def open_sessions(base: str, players: int, prefix: str) -> list[tuple[str, str]]:
+def open_sessions(
+    base: str, players: int, prefix: str, fund: bool = True
+) -> list[tuple[str, str]]:
+    """fund: deposit into the built-in wallet (the operator's wallet holds its own funds)."""
     operator = {"Authorization": f"Bearer {OPERATOR}"}
     sessions = []
     with httpx.Client(base_url=base, headers=operator, timeout=30) as client:
         for i in range(players):
             player_id = f"{prefix}-{i}"
             client.post("/players", json={"player_id": player_id}).raise_for_status()
-            client.post(
-                f"/players/{player_id}/deposits", json={"amount": FUNDS, "request_id": "funds"}
-            ).raise_for_status()
+            if fund:
+                client.post(
+                    f"/players/{player_id}/deposits",
+                    json={"amount": FUNDS, "request_id": "funds"},
+                ).raise_for_status()
             opened = client.post(f"/players/{player_id}/sessions", json={}).json()
             sessions.append((opened["session_id"], opened["token"]))
     return sessions
@@ -225,11 +233,12 @@ async def drive_http(
     warmup: float,
     label: str,
     rate: float = 0.0,
+    fund: bool = True,
 ) -> str:
     """Spins back to back (rate 0: the most the server does), or offered at `rate` spins/s in
     all: each player's spins are due at fixed times, and a spin's latency runs from the time it
     was due, so a queue behind a slow answer is counted too (no coordinated omission)."""
-    sessions = open_sessions(base, players, "http")
+    sessions = open_sessions(base, players, "http", fund)
     run = os.urandom(4).hex()  # request ids unique to this drive: a repeated id is a replay
     host, port = base.removeprefix("http://").split(":")
     latencies: list[float] = []

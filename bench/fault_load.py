@@ -334,7 +334,8 @@ def mismatches(
                         "won": won,
                         "net": won - staked,
                     }
-                    if summaries.get(session_id) != expected:
+                    summary = summaries.get(session_id) or {}
+                    if {key: summary.get(key) for key in expected} != expected:
                         problems.append(
                             f"session {session_id}: summary {summaries.get(session_id)} "
                             f"!= accepted {expected}"

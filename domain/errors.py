@@ -123,3 +123,25 @@ class InvalidExclusion(RuleViolation):
 
 class InvalidRealityCheck(RuleViolation):
     code = "invalid_reality_check"
+
+
+class InvalidClientSeed(RuleViolation):
+    """A client seed is 0 to 64 printable ASCII characters."""
+
+    code = "invalid_client_seed"
+class NoFreeRounds(RuleViolation):
+    """A free round asked of a campaign with none left, expired, cancelled or unknown."""
+
+    code = "no_free_rounds"
+
+
+class CampaignExists(RuleViolation):
+    """A grant under a campaign id the player already has (with another request id)."""
+
+    code = "campaign_exists"
+
+
+class InvalidFreeRounds(RuleViolation):
+    """A grant of 0 or more than 1,000 rounds, or an expiry without a zone or in the past."""
+
+    code = "invalid_free_rounds"

@@ -11,6 +11,15 @@ or withdrawal, the version of a round's StakePlaced). A request id older than th
 answered from its durable key (infrastructure/request_keys.py), which the application records
 in the same transaction and hands back through `recall_request`.
 
+Sessions (domain.fairness): `sessions` holds OPEN sessions only, so the state stays small however
+many sessions a player has had; a closed session's figures and revealed seed live in its events
+(and the SessionKey stream, infrastructure.application). An entry is the list
+[open, spins, staked, won, next_nonce, seed_commitment, sealed_seed, opened_at, last_active_at]
+(times as ISO 8601 from the events' timestamps). Entries written before provably fair seeds hold
+the first four only (`_padded`), and their session has no commitment: its rounds keep drawing a
+seed from the OS, as they always did. Old snapshots may still hold closed entries: they read as
+closed and the next SessionOpened drops them.
+
 State is held in JSON-native values (ints, strings, dicts of lists) so snapshots encode it as is.
 Container entries are replaced, never mutated in place, so a copy only needs shallow dict copies.
 """
@@ -32,13 +41,16 @@ from domain.board import MAX_WIN_X_STAKE
 from domain.engine import RoundOutcome, check_stake, play_round
 from domain.errors import (
     BalanceCap,
+    CampaignExists,
     InsufficientFunds,
+    NoFreeRounds,
     RequestIdReused,
     SessionClosed,
-    SessionNotFound,
 )
 from domain.event_names import stored_name
 from domain.facts import JSON, ROUND_FACTS
+from domain.fairness import check_client_seed
+from domain.free_rounds import campaign_view, check_free_round, check_grant, is_past_expiry
 from domain.hashchain import GENESIS, STORED_DIGEST, digest_of
 from domain.identifiers import check_amount, check_player_id, check_request_id, is_player_id
 from domain.progress import NEW_PLAYER, Progress, recorded_progress
@@ -62,6 +74,7 @@ RECENT_SLACK = 1_024
 # A deposit that would pass it is refused; so is a spin whose largest possible win would (the
 # balance after the stake plus MAX_WIN_X_STAKE stakes), so a settlement never has to be.
 BALANCE_CAP = 2**53 - 1
+_NO_CAMPAIGNS: dict[str, list[Any]] = {}
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -120,6 +133,10 @@ class Player(Aggregate):
         prev_hash: str
         player_id: str
 
+    # campaign_id -> domain.free_rounds' campaign. A class default: players (and snapshots)
+    # from before free rounds have none; always replaced, never changed in place.
+    free_rounds = _NO_CAMPAIGNS  # unannotated: not a dataclass field
+
     def __init__(self, player_id: str) -> None:
         self.player_id = player_id
         self.balance = 0
@@ -129,8 +146,9 @@ class Player(Aggregate):
         self.free_spins_halves = NEW_PLAYER.free_spins_halves
         self.rounds = 0
         self.recent: dict[str, list[Any]] = {}  # request_id -> [fingerprint, result ref]
-        self.sessions: dict[str, list[Any]] = {}  # session_id -> [open, spins, staked, won]
+        self.sessions: dict[str, list[Any]] = {}  # OPEN session_id -> entry (see above)
         self.round_session = ""  # the session of the round being recorded
+        self.free_rounds = {}
         self.chain_head = GENESIS
         self.guard = EMPTY_GUARD  # player protection (domain.protection), copy-on-write
 
@@ -153,6 +171,7 @@ class Player(Aggregate):
         state = dict(self.__dict__)
         state["recent"] = dict(self.recent)
         state["sessions"] = dict(self.sessions)
+        state["free_rounds"] = dict(self.free_rounds)
         state["_pending_events"] = []
         copy.__dict__.update(state)
         return copy
@@ -193,7 +212,8 @@ class Player(Aggregate):
         self.recent = {**self.recent, request_id: [fingerprint, answer]}
 
     def session_summary(self, session_id: str) -> dict[str, Any]:
-        is_open, spins, staked, won = self._session(session_id)
+        """The running figures of an open session."""
+        _, spins, staked, won, *_ = self._session(session_id)
         return {
             "session_id": session_id,
             "spins": spins,
@@ -203,13 +223,20 @@ class Player(Aggregate):
         }
 
     def session_is_open(self, session_id: str) -> bool:
-        return bool(self._session(session_id)[0])
+        """False for a session this player had and closed (the caller knows it was theirs)."""
+        entry = self.sessions.get(session_id)
+        return entry is not None and bool(entry[0])
+
+    def session_entry(self, session_id: str) -> list[Any] | None:
+        """The open session's entry, all nine fields (None if the session is not open)."""
+        entry = self.sessions.get(session_id)
+        return _padded(entry) if entry is not None and entry[0] else None
 
     def _session(self, session_id: str) -> list[Any]:
-        try:
-            return self.sessions[session_id]
-        except KeyError:
-            raise SessionNotFound(f"no session {session_id!r}") from None
+        entry = self.session_entry(session_id)
+        if entry is None:
+            raise SessionClosed(f"session {session_id!r} is closed")
+        return entry
 
     # -- money ---------------------------------------------------------------------------------
 
@@ -268,26 +295,77 @@ class Player(Aggregate):
 
     # -- sessions ------------------------------------------------------------------------------
 
-    def open_session(self, session_id: str, token_hash: str) -> None:
+    def open_session(
+        self,
+        session_id: str,
+        token_hash: str,
+        seed_commitment: str = "",
+        sealed_seed: str = "",
+        at: datetime | None = None,
+    ) -> None:
+        """sealed_seed: the server seed encrypted by the application (never the seed itself).
+        at: the application's clock (the event's timestamp; None: the library's clock)."""
         if session_id in self.sessions:
             raise ValueError("session ids are unique")
-        self.trigger_event(self.SessionOpened, session_id=session_id, token_hash=token_hash)
+        self.trigger_event(
+            self.SessionOpened, session_id=session_id, token_hash=token_hash,
+            seed_commitment=seed_commitment, sealed_seed=sealed_seed, timestamp=at,
+        )
 
-    def close_session(self, session_id: str) -> dict[str, Any]:
-        is_open, spins, staked, won = self._session(session_id)
-        if is_open:
+    def close_session(
+        self,
+        session_id: str,
+        server_seed: str | None = None,
+        reason: str = "",
+        at: datetime | None = None,
+    ) -> dict[str, Any] | None:
+        """Close an open session: SessionClosed, then SeedRevealed when it has a commitment
+        (server_seed: the revealed seed, hex). The summary, or None if it was not open."""
+        entry = self.session_entry(session_id)
+        if entry is None:
+            return None
+        summary = self.session_summary(session_id)
+        commitment = str(entry[5])
+        if commitment and server_seed is None:
+            raise ValueError("a committed session closes with its seed revealed")
+        self.trigger_event(
+            self.SessionClosed, session_id=session_id, spins=entry[1], staked=entry[2],
+            won=entry[3], reason=reason, timestamp=at,
+        )
+        if commitment:
             self.trigger_event(
-                self.SessionClosed, session_id=session_id, spins=spins, staked=staked, won=won
+                self.SeedRevealed, session_id=session_id, server_seed=server_seed,
+                seed_commitment=commitment, timestamp=at,
             )
-        return self.session_summary(session_id)
+        return summary
+
+    def close_open_sessions(
+        self, reveals: Mapping[str, str], reason: str, at: datetime | None = None
+    ) -> list[str]:
+        """Close every open session at once (e.g. an exclusion), each committed one with its
+        revealed seed from `reveals` (session id -> seed hex, from the application's
+        `reveals`); the ids closed."""
+        closed = [sid for sid, entry in self.sessions.items() if entry[0]]
+        for session_id in closed:
+            self.close_session(session_id, reveals.get(session_id), reason, at)
+        return closed
 
     class SessionOpened(Event):
         TOPIC = "domain.player:Player.SessionOpened"
         session_id: str
         token_hash: str
+        seed_commitment: str = ""  # "" for sessions opened before provably fair seeds
+        sealed_seed: str = ""
 
         def apply(self, player: Player) -> None:
-            player.sessions[self.session_id] = [True, 0, 0, 0]
+            sessions = player.sessions
+            if not all(entry[0] for entry in sessions.values()):  # closed ones, from old state
+                sessions = {sid: entry for sid, entry in sessions.items() if entry[0]}
+            at = self.timestamp.isoformat()
+            sessions[self.session_id] = [
+                True, 0, 0, 0, 1, self.seed_commitment, self.sealed_seed, at, at
+            ]
+            player.sessions = sessions
 
     class SessionClosed(Event):
         TOPIC = "domain.player:Player.SessionClosed"
@@ -295,25 +373,69 @@ class Player(Aggregate):
         spins: int
         staked: int
         won: int
+        reason: str = ""  # player, operator, idle, ... ("" before reasons were recorded)
 
         def apply(self, player: Player) -> None:
-            player.sessions[self.session_id] = [False, self.spins, self.staked, self.won]
+            player.sessions.pop(self.session_id, None)
+
+    class SeedRevealed(Event):
+        """The closed session's server seed, revealed: SHA-256 of it is the commitment."""
+
+        TOPIC = "pumpkin:Player.SeedRevealed"
+        session_id: str
+        server_seed: str
+        seed_commitment: str
+
+        def apply(self, player: Player) -> None:
+            pass
+
+    class NonceBurned(Event):
+        """A round computed with this nonce was lost to a store conflict (another writer
+        recorded first); the retry plays with the next nonce. Kept so the record shows it."""
+
+        TOPIC = "pumpkin:Player.NonceBurned"
+        session_id: str
+        nonce: int
+        client_seed: str
+        seed: str
+
+        def apply(self, player: Player) -> None:
+            entry = list(_padded(player.sessions[self.session_id]))
+            entry[4] = max(int(entry[4]), self.nonce + 1)
+            player.sessions[self.session_id] = entry
 
     # -- rounds --------------------------------------------------------------------------------
 
-    def spin_replayed(self, session_id: str, stake: int, request_id: str) -> int | None:
+    def spin_replayed(
+        self, session_id: str, stake: int, request_id: str, client_seed: str = ""
+    ) -> int | None:
         """The version of the StakePlaced of a spin already recorded with this request id."""
-        previous = self.replayed(request_id, f"spin:{session_id}:{stake}")
+        previous = self.replayed(request_id, spin_fingerprint(session_id, stake, client_seed))
         return None if previous is None else int(previous)
 
-    def check_spin(self, session_id: str, stake: int) -> None:
-        """Every rule a spin must pass before its seed is drawn."""
+    def next_nonce(self, session_id: str, lost: tuple[int, ...] = ()) -> int:
+        """The nonce of the session's next round; `lost`: nonces of attempts lost to a
+        conflict in this request, never used again."""
+        return max((int(self._session(session_id)[4]), *(n + 1 for n in lost)))
+
+    def burn_nonces(self, session_id: str, lost: tuple[tuple[int, str, str], ...]) -> None:
+        """Record the attempts (nonce, client seed, seed hex) a conflict lost whose nonce no
+        stored round took: the gap they leave is explained in the stream."""
+        for nonce, client_seed, seed in lost:
+            if nonce >= int(self._session(session_id)[4]):
+                self.trigger_event(
+                    self.NonceBurned, session_id=session_id, nonce=nonce,
+                    client_seed=client_seed, seed=seed,
+                )
+
+    def check_spin(self, session_id: str, stake: int, free: bool = False) -> None:
+        """Every rule a spin must pass before its seed is drawn (free: a free round, unpaid)."""
         check_stake(stake)
         if not self._session(session_id)[0]:
             raise SessionClosed(f"session {session_id!r} is closed")
-        if stake > self.balance:
+        if stake > self.balance and not free:
             raise InsufficientFunds(f"balance {self.balance} is less than the stake {stake}")
-        if self.balance - stake + stake * MAX_WIN_X_STAKE > BALANCE_CAP:
+        if self.balance - (0 if free else stake) + stake * MAX_WIN_X_STAKE > BALANCE_CAP:
             raise BalanceCap(f"this stake's largest win could take the balance past {BALANCE_CAP}")
 
     def check_protection(
@@ -322,7 +444,7 @@ class Player(Aggregate):
         """Player protection's rules for a spin (ProtectionRefusal), before check_spin's."""
         at = now.timestamp()
         check_access(self.guard, session_id, at)
-        if self._session(session_id)[0]:
+        if self.session_is_open(session_id):
             check_round(self.guard, session_id, stake, profile, at)
 
     def spin(
@@ -331,19 +453,31 @@ class Player(Aggregate):
         stake: int,
         request_id: str,
         seed: bytes,
-        now: datetime | None = None,
+        nonce: int | None = None,
+        client_seed: str = "",
+        at: datetime | None = None,
+        free_round: str | None = None,
     ) -> RoundOutcome:
         """Play and record one whole round: StakePlaced, the engine's facts, RoundSettled.
-        `now` (the application's clock) is when the round starts: the protection rules' time."""
+        nonce: the round's place in a committed session (None: a session from before);
+        free_round: a campaign's free round (judged at `at`): nothing is staked from the balance."""
         check_request_id(request_id)
-        self.check_spin(session_id, stake)
+        check_client_seed(client_seed)
+        if free_round is not None:
+            if at is None:
+                raise ValueError("a free round is judged at a time")
+            check_free_round(self.free_rounds, free_round, at)
+        self.check_spin(session_id, stake, free=free_round is not None)
+        entry = self._session(session_id)
+        commitment = str(entry[5]) or None
+        if (nonce is None) != (commitment is None):
+            raise ValueError("a committed session's round has a nonce, and only such a round")
         outcome = play_round(self.progress, stake, seed)
         number = self.rounds + 1
         round_id = round_id_of(self.player_id, number)
         before = outcome.progress_before
         self.trigger_event(
             self.StakePlaced,
-            timestamp=now,
             round_id=round_id,
             player_id=self.player_id,
             session_id=session_id,
@@ -352,11 +486,17 @@ class Player(Aggregate):
             seed=seed.hex(),
             model_version=outcome.model_version,
             balance_before=self.balance,
-            balance_after=self.balance - stake,
+            balance_after=self.balance - (0 if free_round else stake),
             level=before.level,
             spins_to_next_level=before.spins_to_next_level,
             hold_and_win_multiplier=before.hold_and_win_multiplier,
             free_spins_multiplier=before.free_spins_multiplier,
+            nonce=nonce,
+            client_seed=client_seed,
+            seed_commitment=commitment,
+            session_before=[entry[1], entry[2], entry[3], seconds_since(str(entry[7]), at)],
+            timestamp=at,
+            **({"free_round": free_round} if free_round else {}),
         )
         for fact in outcome.facts:
             if fact.name not in ROUND_FACTS:
@@ -393,19 +533,48 @@ class Player(Aggregate):
         spins_to_next_level: int | None
         hold_and_win_multiplier: float
         free_spins_multiplier: float
+        # Provably fair rounds (absent from rounds recorded before; None in old sessions).
+        nonce: int | None = None
+        client_seed: str = ""
+        seed_commitment: str | None = None
+        # The session's spins, staked, won and seconds open before this round (domain.recall
+        # shows the figures after it in the round's "session").
+        session_before: list[int] | None = None
+        # Version 2 added free_round: the campaign of a free round (None: a paid round).
+        class_version = 2
+        free_round: str | None = None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["free_round"] = None
 
         def apply(self, player: Player) -> None:
             player.balance = self.balance_after
             player.rounds += 1
             player.round_session = self.session_id
             player.guard = with_round_started(
-                player.guard, self.session_id, self.stake, self.timestamp.timestamp()
+                player.guard,
+                self.session_id,
+                0 if self.free_round else self.stake,
+                self.timestamp.timestamp(),
             )
-            is_open, spins, staked, won = player.sessions[self.session_id]
-            player.sessions[self.session_id] = [is_open, spins + 1, staked + self.stake, won]
+            entry = _padded(player.sessions[self.session_id])
+            entry[1] += 1
+            if self.free_round:
+                rounds_left, stake, expires_at, ended = player.free_rounds[self.free_round]
+                player.free_rounds = {
+                    **player.free_rounds,
+                    self.free_round: [rounds_left - 1, stake, expires_at, ended],
+                }
+            else:
+                entry[2] += self.stake
+            if self.nonce is not None:
+                entry[4] = self.nonce + 1
+            entry[8] = self.timestamp.isoformat()
+            player.sessions[self.session_id] = entry
             player.remember(
                 self.request_id,
-                f"spin:{self.session_id}:{self.stake}",
+                spin_fingerprint(self.session_id, self.stake, self.client_seed),
                 self.originator_version,
             )
 
@@ -485,10 +654,120 @@ class Player(Aggregate):
             player.spins_to_next_level = after.spins_to_next_level
             player.hold_and_win_halves = after.hold_and_win_halves
             player.free_spins_halves = after.free_spins_halves
-            is_open, spins, staked, won = player.sessions[player.round_session]
-            player.sessions[player.round_session] = [is_open, spins, staked, won + self.total_win]
+            entry = _padded(player.sessions[player.round_session])
+            entry[3] += self.total_win
+            player.sessions[player.round_session] = entry
             player.round_session = ""
             player.guard = with_round_settled(player.guard, self.total_win)
+
+    # -- the seamless wallet and free rounds -----------------------------------------------------
+
+    def report_wallet_balance(self, balance: int) -> None:
+        """The operator's wallet keeps the money: its balance before the round's debit (its
+        answer plus the stake), recorded so the round shows the wallet's figures."""
+        if balance != self.balance:
+            self.trigger_event(self.WalletBalanceReported, balance=balance)
+
+    def grant_free_rounds(
+        self, campaign_id: str, rounds: int, stake: int, expires_at: str | None,
+        request_id: str, now: datetime,
+    ) -> dict[str, Any]:
+        fingerprint = f"free-rounds:{campaign_id}:{rounds}:{stake}:{expires_at}"
+        granted = [rounds, stake, expires_at, ""]
+        if self.replayed(request_id, fingerprint) is not None:
+            return campaign_view(campaign_id, granted)
+        check_grant(campaign_id, rounds, stake, expires_at, now)
+        if campaign_id in self.free_rounds:
+            raise CampaignExists(f"campaign {campaign_id!r} was already granted to this player")
+        self.trigger_event(
+            self.FreeRoundsGranted, campaign_id=campaign_id, rounds=rounds, stake=stake,
+            expires_at=expires_at, request_id=request_id, fingerprint=fingerprint,
+        )
+        return campaign_view(campaign_id, granted)
+
+    def cancel_free_rounds(self, campaign_id: str) -> dict[str, Any]:
+        campaign = self.free_rounds.get(campaign_id)
+        if campaign is None:
+            raise NoFreeRounds(f"no campaign {campaign_id!r} for this player")
+        if not campaign[3] and campaign[0] > 0:
+            self.trigger_event(
+                self.FreeRoundsCancelled, campaign_id=campaign_id, rounds_left=campaign[0]
+            )
+        return {"campaign_id": campaign_id, "rounds_left": 0, "cancelled": True}
+
+    def expire_free_rounds(self, now: datetime) -> list[str]:
+        """Record the end of every campaign whose expiry has passed with rounds left."""
+        expired = [cid for cid, c in self.free_rounds.items() if is_past_expiry(c, now)]
+        for campaign_id in expired:
+            self.trigger_event(
+                self.FreeRoundsExpired, campaign_id=campaign_id,
+                rounds_left=self.free_rounds[campaign_id][0],
+            )
+        return expired
+
+    class WalletBalanceReported(Event):
+        TOPIC = "pumpkin:Player.WalletBalanceReported"
+        balance: int
+
+        def apply(self, player: Player) -> None:
+            player.balance = self.balance
+
+    class FreeRoundsGranted(Event):
+        TOPIC = "pumpkin:Player.FreeRoundsGranted"
+        campaign_id: str
+        rounds: int
+        stake: int
+        expires_at: str | None
+        request_id: str
+        fingerprint: str
+
+        def apply(self, player: Player) -> None:
+            player.free_rounds = {
+                **player.free_rounds,
+                self.campaign_id: [self.rounds, self.stake, self.expires_at, ""],
+            }
+            player.remember(self.request_id, self.fingerprint, self.campaign_id)
+
+    class FreeRoundsCancelled(Event):
+        TOPIC = "pumpkin:Player.FreeRoundsCancelled"
+        campaign_id: str
+        rounds_left: int
+
+        def apply(self, player: Player) -> None:
+            _end_campaign(player, self.campaign_id, "cancelled")
+
+    class FreeRoundsExpired(Event):
+        TOPIC = "pumpkin:Player.FreeRoundsExpired"
+        campaign_id: str
+        rounds_left: int
+
+        def apply(self, player: Player) -> None:
+            _end_campaign(player, self.campaign_id, "expired")
+
+
+def _end_campaign(player: Player, campaign_id: str, how: str) -> None:
+    _left, stake, expires_at, _ended = player.free_rounds[campaign_id]
+    player.free_rounds = {**player.free_rounds, campaign_id: [0, stake, expires_at, how]}
+
+
+def _padded(entry: list[Any]) -> list[Any]:
+    """A new list of the nine fields of a session entry (old entries hold four)."""
+    if len(entry) == 9:
+        return list(entry)
+    return [*entry[:4], 0, "", "", "", ""]
+
+
+def seconds_since(start: str, at: datetime | None) -> int:
+    """Whole seconds from an ISO 8601 time to `at` (0 if either is unknown)."""
+    if not start or at is None:
+        return 0
+    return max(0, int((at - datetime.fromisoformat(start)).total_seconds()))
+
+
+def spin_fingerprint(session_id: str, stake: int, client_seed: str) -> str:
+    """What a spin's request id stands for ("" client seed: the spelling before seeds)."""
+    base = f"spin:{session_id}:{stake}"
+    return f"{base}:{client_seed}" if client_seed else base
 
 
 ROUND_EVENTS: dict[str, type[Player.RoundFact]] = {

@@ -34,6 +34,10 @@ _STEP_EXTRAS: dict[str, Callable[[Mapping[str, JSON]], dict[str, Any]]] = {
 }
 
 
+# Recorded by provably fair rounds (domain.fairness); rounds recorded before have none of them.
+_FAIR_FIELDS = ("nonce", "client_seed", "seed_commitment")
+
+
 def round_view(events: Iterable[tuple[str, Mapping[str, JSON]]]) -> dict[str, Any]:
     """The round of docs/CONTRACT.md from its events, in stored order."""
     names: list[str] = []
@@ -65,7 +69,22 @@ def round_view(events: Iterable[tuple[str, Mapping[str, JSON]]]) -> dict[str, An
         "max_win_hit": settled["max_win_hit"],
         "steps": [steps[i] for i in sorted(steps)],
         "events": names,
+        **{key: start[key] for key in _FAIR_FIELDS if key in start},
+        **_session_after(start, settled),
+        **({"free_round": start["free_round"]} if start.get("free_round") else {}),
     }
+
+
+def _session_after(start: Mapping[str, JSON], settled: Mapping[str, JSON]) -> dict[str, Any]:
+    """The session's running figures after the round (rounds recorded before: none)."""
+    before = start.get("session_before")
+    if not isinstance(before, list):
+        return {}
+    spins, staked, won, elapsed = (int(v) for v in before)
+    staked += int(start["stake"])
+    won += int(settled["total_win"])
+    return {"session": {"spins": spins + 1, "staked": staked, "won": won, "net": won - staked,
+                        "elapsed_seconds": elapsed}}
 
 
 def _apply_to_step(step: dict[str, Any], name: str, p: Mapping[str, JSON]) -> None:

@@ -6,8 +6,16 @@ is in the store whole or not at all. Randomness (round seeds, session ids, token
 before any event is triggered.
 
 Two commands racing on one player never both commit: the store's unique (id, version) refuses
-the second. The loser reloads, re-validates and tries again (a fresh seed for a spin), a few
+the second. The loser reloads, re-validates and tries again, a few
 times; then it gets ConcurrentUpdate, a named error that changed nothing.
+
+Provably fair seeds (domain.fairness, infrastructure.fair_sessions): opening a session draws its
+server seed here and stores it only sealed (infrastructure.seed_vault); each round's seed is
+derived here from it, the session id, the round's nonce and the client seed, and handed to the
+aggregate. A spin that loses the race retries with the NEXT nonce; the attempt it lost is
+recorded (Player.NonceBurned) in the retry's transaction unless a stored round took that nonce.
+Closing reveals the seed (Player.SeedRevealed) and records the session's figures on its
+SessionKey stream, where GET /sessions/{sid} reads a closed session.
 """
 
 from __future__ import annotations
@@ -28,15 +36,18 @@ from eventsourcing.application import AggregateNotFoundError, Application, Proce
 from eventsourcing.domain import Aggregate, Snapshot
 from eventsourcing.persistence import IntegrityError, Mapper
 
+import domain.wallet_account  # noqa: F401 - registers its stored topics for every reader
 from domain.errors import (
     PlayerExists,
     PlayerNotFound,
     ProtectionRefusal,
     RoundNotFound,
     RuleViolation,
+    SessionClosed,
     SessionNotFound,
 )
 from domain.event_names import stored_name
+from domain.fairness import check_client_seed, commitment_of, round_seed
 from domain.hashchain import ChainedEvent, Problem, chained, check_chain
 from domain.identifiers import check_player_id
 from domain.player import (
@@ -51,8 +62,9 @@ from domain.player import (
 from domain.protection import PROFILES, Profile
 from domain.protection_events import check_may_open, protect_session
 from domain.recall import round_view
-from infrastructure import es_compat
+from infrastructure import es_compat, fair_sessions
 from infrastructure.async_commit import AsyncGroupCommit
+from infrastructure.free_round_commands import FreeRoundCommands, spin_stake
 from infrastructure.json_mapper import JsonNativeMapper
 from infrastructure.persistence import (
     GroupCommitRecorder,
@@ -65,6 +77,7 @@ from infrastructure.ports import SessionRef
 from infrastructure.protection_commands import ProtectionCommands, exclusion_view
 from infrastructure.request_keys import RequestKey, issued_keys, recorded_key
 from infrastructure.retry_policy import ATTEMPTS, pause_before
+from infrastructure.seed_vault import SeedVault
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
@@ -96,6 +109,18 @@ class SessionKey(Aggregate):
 
     def __init__(self, player_id: str) -> None:
         self.player_id = player_id
+        self.chain_head = ""  # set by ChainLink as each event applies
+        self.closed: dict[str, Any] | None = None  # the closed session, as GET /sessions shows
+
+    class Closed(ChainLink, Aggregate.Event):
+        """The session closed: its figures and revealed seed, read by GET /sessions/{sid}."""
+
+        TOPIC = "pumpkin:SessionKey.Closed"
+        prev_hash: str
+        session: dict[str, Any]
+
+        def apply(self, key: SessionKey) -> None:
+            key.closed = dict(self.session)
 
 
 class TokenKey(Aggregate):
@@ -125,16 +150,22 @@ def token_key_id(hashed: str) -> UUID:
     return uuid5(NAMESPACE, f"token:{hashed}")
 
 
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-class PumpkinApplication(ProtectionCommands, Application[UUID]):
+class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID]):
     name = "Pumpkin"  # tables: pumpkin_events, pumpkin_snapshots
     snapshotting_intervals = {Player: SNAPSHOT_EVERY}  # noqa: RUF012 - eventsourcing's API
 
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        *,
+        seed_vault: SeedVault | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
         super().__init__(env)
+        # The composition root passes the configured vault; without one, seeds are sealed
+        # under a key that dies with the process (tests, tools that only read).
+        self.seed_vault = seed_vault or SeedVault.for_this_process()
+        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self._players = PlayerCache(CACHED_PLAYERS)
         # Immutable facts, so cached without expiry (bounded by clearing when full).
         self._session_players: dict[str, str] = {}
@@ -143,7 +174,6 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
         # Player protection: the jurisdiction's profile (set by bootstrap from the settings) and
         # the clock every protection rule is judged by (tests move it; nothing sleeps).
         self.profile: Profile = PROFILES["none"]
-        self.clock: Callable[[], datetime] = utc_now
         self._locks = PlayerLocks()  # commands on one player take turns in this process
         # Called once per retry after a lost write race (the HTTP app counts them).
         self.on_conflict_retry: Callable[[], object] = _ignore
@@ -154,10 +184,16 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
         )
 
     @classmethod
-    def from_url(cls, database_url: str) -> PumpkinApplication:
+    def from_url(
+        cls,
+        database_url: str,
+        *,
+        seed_vault: SeedVault | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> PumpkinApplication:
         ensure_database(database_url)
         with schema_lock(database_url):
-            return cls(env=event_store_env(database_url))
+            return cls(env=event_store_env(database_url), seed_vault=seed_vault, clock=clock)
 
     # -- players and money -----------------------------------------------------------------------
 
@@ -198,7 +234,11 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
             session_id = uuid4().hex
             token = secrets.token_urlsafe(32)
             hashed = token_hash(token)
-            player.open_session(session_id, hashed)
+            server_seed = secrets.token_bytes(32)  # drawn before the event: replay never draws
+            player.open_session(
+                session_id, hashed, commitment_of(server_seed),
+                self.seed_vault.seal(session_id, server_seed), self.clock(),
+            )
             protect_session(player, session_id, reality_check_minutes, self.profile, now)
             session_key = es_compat.create(
                 SessionKey, SessionKey.Issued, id=UUID(hex=session_id), player_id=player_id,
@@ -227,30 +267,137 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
         player = self._player(player_id)
         return SessionRef(session_id, player_id, player.session_is_open(session_id))
 
-    def close_session(self, session_id: str) -> dict[str, Any]:
+    def close_session(
+        self,
+        session_id: str,
+        reason: str = "",
+        only_if: Callable[[list[Any]], bool] | None = None,
+    ) -> dict[str, Any]:
+        """Close the session and reveal its seed: THE one close, whoever closes (the player,
+        the operator, the idle timeout, a protection rule: `reason` says which). only_if: a
+        condition on the open session's entry, judged on the newest state (the idle close).
+        Closing a closed session answers it as it closed. The answer is the session object."""
         player_id = self._player_of_session(session_id)
-        return self._command(player_id, lambda player: self._close(player, session_id))
+        for _ in self._attempts():
+            player = self._player(player_id)
+            entry = player.session_entry(session_id)
+            if entry is None or (only_if is not None and not only_if(entry)):
+                return self.session(session_id)
+            server_seed = (
+                self.seed_vault.open(session_id, str(entry[6])).hex() if entry[5] else None
+            )
+            now = self.clock()
+            player.close_session(session_id, server_seed, reason, now)
+            key: SessionKey = self.repository.get(UUID(hex=session_id))
+            closed = fair_sessions.closed_view(
+                session_id, player_id, entry, now, server_seed, reason
+            )
+            key.trigger_event(SessionKey.Closed, prev_hash=key.chain_head, session=closed)
+            if self._saved(player, key):
+                self.seed_vault.forget(session_id)
+                return closed
+        raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
 
-    def _close(self, player: Player, session_id: str) -> dict[str, Any]:
-        """THE close path: by the player, the operator, an exclusion or a protection rule."""
-        return player.close_session(session_id)
+    def reveals(self, player: Player) -> dict[str, str]:
+        """The server seeds (hex) of the player's open committed sessions, for a command that
+        closes them all at once (Player.close_open_sessions)."""
+        revealed: dict[str, str] = {}
+        for session_id in list(player.sessions):
+            entry = player.session_entry(session_id)
+            if entry is not None and entry[5]:
+                revealed[session_id] = self.seed_vault.open(session_id, str(entry[6])).hex()
+        return revealed
+
+    def session(self, session_id: str) -> dict[str, Any]:
+        """The session object of CONTRACT.md: from the player while open, then from the
+        SessionKey stream (or, for sessions closed before that, the player's own stream)."""
+        player_id = self._player_of_session(session_id)
+        entry = self._player(player_id).session_entry(session_id)
+        if entry is not None:
+            return fair_sessions.open_view(session_id, player_id, entry, self.clock())
+        key: SessionKey = self.repository.get(UUID(hex=session_id))
+        if key.closed is not None:
+            return dict(key.closed)
+        return fair_sessions.legacy_closed_view(
+            session_id, player_id, self.events.get(player_aggregate_id(player_id))
+        )
+
+    def close_if_idle(self, session_id: str, idle_seconds: float) -> bool:
+        """Close the session if nothing was played in it for `idle_seconds` (its seed
+        revealed); True if this call closed it."""
+        def idle(entry: list[Any]) -> bool:
+            return fair_sessions.idle_for(entry, self.clock()) >= idle_seconds
+
+        player_id = self._player_of_session(session_id)
+        entry = self._player(player_id, fresh=False).session_entry(session_id)
+        if entry is None or not idle(entry):
+            return False
+        return self.close_session(session_id, "idle", only_if=idle)["open"] is False
 
     # -- rounds ----------------------------------------------------------------------------------
 
-    def spin(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
+    def spin(
+        self, session_id: str, stake: int | None, request_id: str, client_seed: str = "",
+        free_round: str | None = None,
+    ) -> dict[str, Any]:
+        """stake None: a free round's (infrastructure/free_round_commands.py)."""
+        return self._spin(session_id, stake, request_id, SpinAttempt(client_seed, free_round))
+
+    def _spin(
+        self, session_id: str, stake: int | None, request_id: str, attempt: SpinAttempt
+    ) -> dict[str, Any]:
         player_id = self._player_of_session(session_id)
         result = self._guarded(
             player_id,
             session_id,
             stake,
-            lambda player: _play(player, session_id, stake, request_id, self.profile, self.clock()),
+            lambda player: self._play(player, session_id, stake, request_id, attempt),
             request_id,
         )
         if isinstance(result, int):
-            return self._round_from(player_aggregate_id(player_id), result)
-        return round_view(round_event_payload(event) for event in result)
+            played = self._round_from(player_aggregate_id(player_id), result)
+        else:
+            played = round_view(round_event_payload(event) for event in result)
+        return played
 
-    async def spin_async(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
+    def _play(
+        self, player: Player, session_id: str, stake: int | None, request_id: str,
+        attempt: SpinAttempt,
+    ) -> int | list[Any]:
+        """Decide a spin on `player`: the StakePlaced version of the round a request id already
+        played, or the new round's events (pending on the player). A free round plays its
+        campaign's stake (stake None: that stake)."""
+        attempt.begin(player)
+        free_round = attempt.free_round
+        stake = spin_stake(player, stake, free_round)
+        recorded = player.spin_replayed(session_id, stake, request_id, attempt.client_seed)
+        if recorded is not None:
+            return recorded
+        now = self.clock()
+        player.check_protection(session_id, stake, self.profile, now)
+        player.check_spin(session_id, stake, free=free_round is not None)
+        entry = player.session_entry(session_id)
+        if entry is None:
+            raise SessionClosed(f"session {session_id!r} is closed")
+        if entry[5]:  # a committed session: the seed derives from its server seed
+            player.burn_nonces(session_id, tuple(attempt.lost))
+            nonce: int | None = player.next_nonce(session_id)
+            assert nonce is not None
+            server_seed = self.seed_vault.open(session_id, str(entry[6]))
+            seed = round_seed(server_seed, session_id, nonce, attempt.client_seed)
+            attempt.computed(nonce, seed)
+        else:  # opened before commitments: drawn before any event exists, as it always was
+            nonce, seed = None, secrets.token_bytes(32)
+        player.spin(
+            session_id, stake, request_id, seed, nonce, attempt.client_seed, now,
+            free_round=free_round,
+        )
+        return [event for event in player.pending_events if _in_round(event)]
+
+    async def spin_async(
+        self, session_id: str, stake: int | None, request_id: str, client_seed: str = "",
+        free_round: str | None = None,
+    ) -> dict[str, Any]:
         """The same spin, for an event loop, without a thread per spin.
 
         When the session and the player are in memory, the round is decided in the loop's
@@ -260,18 +407,24 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
         race) goes to `spin` in a worker thread, which owns every rule and retry. Both ways
         record the same events in one transaction.
         """
+        attempt = SpinAttempt(check_client_seed(client_seed), free_round)
         player_id = self._session_players.get(session_id)
         if player_id is None:
             player_id = await asyncio.to_thread(self._player_of_session, session_id)
         await self._locks.take_turn(player_id)
         try:
-            return await self._spin_async(session_id, stake, request_id)
+            return await self._spin_async(session_id, stake, request_id, attempt)
         finally:
             self._locks.end_turn(player_id)
 
-    async def _spin_async(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
+    async def _spin_async(
+        self, session_id: str, stake: int | None, request_id: str, attempt: SpinAttempt
+    ) -> dict[str, Any]:
         grouped = isinstance(self.recorder, GroupCommitRecorder)
-        player = self._spin_decided_in_memory(session_id, stake, request_id) if grouped else None
+        player = (
+            self._spin_decided_in_memory(session_id, stake, request_id, attempt)
+            if grouped else None
+        )
         if player is not None:
             processing_event: ProcessingEvent[UUID] = ProcessingEvent()
             self._collect(processing_event, player, *issued_keys(player, request_id))
@@ -288,7 +441,7 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
                 return round_view(
                     round_event_payload(e) for e in processing_event.events if _in_round(e)
                 )
-        return await asyncio.to_thread(self.spin, session_id, stake, request_id)
+        return await asyncio.to_thread(self._spin, session_id, stake, request_id, attempt)
 
     def _async_group_commit(self) -> AsyncGroupCommit:
         """The group commit of the running event loop (a server has one loop; a new loop, as
@@ -302,7 +455,7 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
         return current
 
     def _spin_decided_in_memory(
-        self, session_id: str, stake: int, request_id: str
+        self, session_id: str, stake: int | None, request_id: str, attempt: SpinAttempt
     ) -> Player | None:
         """The player with the round decided (pending), if nothing had to be read to decide."""
         player_id = self._session_players.get(session_id)
@@ -311,7 +464,7 @@ class PumpkinApplication(ProtectionCommands, Application[UUID]):
             return None
         player: Player = deepcopy(cached)
         try:
-            decided = _play(player, session_id, stake, request_id, self.profile, self.clock())
+            decided = self._play(player, session_id, stake, request_id, attempt)
         except RuleViolation:
             return None  # a refusal is only final when judged on the newest state
         return None if isinstance(decided, int) else player
@@ -618,19 +771,27 @@ def _project(aggregate: Any, events: Iterable[Any]) -> Any:
     return aggregate
 
 
-def _play(
-    player: Player, session_id: str, stake: int, request_id: str, profile: Profile, now: datetime
-) -> int | list[Any]:
-    """Decide a spin on `player`: the StakePlaced version of the round a request id already
-    played, or the new round's events (pending on the player)."""
-    recorded = player.spin_replayed(session_id, stake, request_id)
-    if recorded is not None:
-        return recorded
-    player.check_protection(session_id, stake, profile, now)
-    player.check_spin(session_id, stake)
-    seed = secrets.token_bytes(32)  # drawn before any event exists: replay never draws
-    player.spin(session_id, stake, request_id, seed, now)
-    return [event for event in player.pending_events if _in_round(event)]
+class SpinAttempt:
+    """One spin request across its attempts: the player each attempt decided on, and the
+    rounds computed by attempts that were not recorded (a new attempt means the one before
+    was lost), so the retry takes the next nonce and records them (Player.NonceBurned).
+    free_round: the campaign whose free round this spin plays (None: a paid spin)."""
+
+    def __init__(self, client_seed: str, free_round: str | None = None) -> None:
+        self.client_seed = client_seed
+        self.free_round = free_round
+        self.player: Player | None = None
+        self.lost: list[tuple[int, str, str]] = []  # (nonce, client seed, seed hex)
+        self._pending: tuple[int, str, str] | None = None
+
+    def begin(self, player: Player) -> None:
+        if self._pending is not None:
+            self.lost.append(self._pending)
+            self._pending = None
+        self.player = player
+
+    def computed(self, nonce: int, seed: bytes) -> None:
+        self._pending = (nonce, self.client_seed, seed.hex())
 
 
 def _in_round(event: object) -> bool:

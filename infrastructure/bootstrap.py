@@ -27,6 +27,7 @@ from infrastructure.http.metrics import Metrics
 from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.shared_buckets import SHARED_LIMITS_ENV, SharedBuckets
 from infrastructure.logging import REVEAL, configure_logging, get_logger
+from infrastructure.pages.keys import PageKeys
 from infrastructure.read_sources import (
     ReadYourWritesRounds,
     RoundSource,
@@ -57,12 +58,26 @@ class Runtime:
 
 
 def build_application(settings: Settings) -> Any:
-    """The event-sourced application (GameService) on PUMPKIN_DATABASE_URL."""
-    from infrastructure.application import PumpkinApplication
+    """The event-sourced application (GameService) on PUMPKIN_DATABASE_URL, with the seed key
+    (PUMPKIN_SEED_KEY, or the key file: created at first start, read after), behind the
+    operator's seamless wallet when PUMPKIN_WALLET_URL is set (infrastructure/wallet/)."""
+    from pathlib import Path
 
-    application = PumpkinApplication.from_url(settings.database_url)
+    from infrastructure.application import PumpkinApplication
+    from infrastructure.seed_vault import SeedVault, default_key_file, load_seed_key
+    from infrastructure.wallet.wiring import with_wallet
+
+    configured = settings.seed_key.get_secret_value()
+    if not configured and not settings.seed_key_file and settings.database_url.endswith(
+        ":memory:"
+    ):  # a store that dies with the process: so may its key
+        vault = SeedVault.for_this_process()
+    else:
+        key_file = Path(settings.seed_key_file or default_key_file(settings.database_url))
+        vault = SeedVault(load_seed_key(configured, key_file))
+    application = PumpkinApplication.from_url(settings.database_url, seed_vault=vault)
     application.profile = profile_named(settings.jurisdiction)
-    return application
+    return with_wallet(settings, application)
 
 
 def build_projection_rounds(settings: Settings) -> Any:
@@ -82,9 +97,15 @@ def build_http_app(
     metrics = Metrics()
     if hasattr(application, "on_conflict_retry"):  # a test double may not report retries
         application.on_conflict_retry = metrics.store_retries.inc
+    rounds: Any = ReadYourWritesRounds(projection_rounds, WriteSideRounds(application))
+    if hasattr(application, "bind_metrics"):  # the seamless wallet (infrastructure/wallet/)
+        from infrastructure.wallet.seamless import SettledRounds
+
+        application.bind_metrics(metrics.registry)
+        rounds = SettledRounds(rounds, application)
     deps = HttpDeps(
         service=application,
-        rounds=ReadYourWritesRounds(projection_rounds, WriteSideRounds(application)),
+        rounds=rounds,
         verify_player=player_verifier(application),
         rules_document=rules_with_jurisdiction(profile_named(settings.jurisdiction)),
         operator_key=settings.operator_key.get_secret_value(),
@@ -98,6 +119,9 @@ def build_http_app(
         docs=settings.docs,
         limiter=_shared_limiter(settings),
         unknown_token_cache_seconds=settings.unknown_token_cache_seconds,
+        pages_keys=PageKeys(settings.pages_key.get_secret_value(), settings.pages_key_file),
+        wallet_owed=getattr(application, "wallet_owed", None),
+        background=getattr(application, "background", ()),
     )
     return create_app(deps, on_shutdown)
 
@@ -161,6 +185,7 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
     application = build_application(settings)
     runtime = Runtime(settings, application, FastAPI())
     runtime.closers.append(application.close)
+    runtime.closers.append(start_sweeper(settings, application))
     if with_projections:
         stop = start_projections_in_process(settings)
         if stop is not None:
@@ -173,6 +198,25 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
     )
     log.info("service_built", database=settings.database_url_for_log)
     return runtime
+
+
+def start_sweeper(settings: Settings, application: Any) -> Callable[[], object]:
+    """The background closes of idle sessions and the periodic signed checkpoint; returns how
+    to stop them."""
+    from infrastructure.checkpoint_commands import signing_key_file
+    from infrastructure.checkpoints import load_signing_key, record_checkpoint
+    from infrastructure.session_sweeper import Sweeper
+
+    def checkpoint() -> None:
+        key = load_signing_key(signing_key_file(settings))
+        assert key is not None
+        document = record_checkpoint(application, key)
+        log.info("checkpoint_recorded", streams=document["streams"],
+                 merkle_root=document["merkle_root"])
+
+    sweeper = Sweeper(application, settings.session_idle_seconds, checkpoint,
+                      settings.checkpoint_seconds).start()
+    return sweeper.stop
 
 
 def warm_up_engine() -> None:

@@ -196,16 +196,42 @@ def rng(
 def verify(
     player: Annotated[str | None, typer.Option(help="Check one player only.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    checkpoint: Annotated[
+        Path | None, typer.Option(help="Also check the store against this checkpoint file.")
+    ] = None,
+    public_key: Annotated[
+        str | None,
+        typer.Option(help="The operator's Ed25519 public key (hex) the checkpoint must carry."),
+    ] = None,
 ) -> None:
     """Replay the event store and check it; exit 0 only if all agrees.
 
-    Rebuilds every player, checks each stream's hash chain and re-derives every round from its
-    seed and model version.
+    Rebuilds every player, checks each stream's hash chain, re-derives every round from its
+    seed and model version, checks every closed session's commitment and seeds, and checks the
+    store against a signed checkpoint (--checkpoint FILE, else the latest one stored).
     """
     settings = _settings()
     _exit_with(
-        _function("infrastructure.verification", "verify_command")(settings, player, json_out)
+        _function("infrastructure.verification", "verify_command")(
+            settings, player, json_out, None, checkpoint, public_key
+        )
     )
+
+
+@app.command()
+def checkpoint(
+    out: Annotated[
+        Path | None, typer.Option(help="Also write it (with the public key) to this file.")
+    ] = None,
+) -> None:
+    """Record a checkpoint: every stream's head version and hash under a Merkle root signed
+    with the operator's Ed25519 key (PUMPKIN_CHECKPOINT_KEY_FILE)."""
+    settings = _settings()
+    with _store_reachable(settings):
+        code = _function("infrastructure.checkpoint_commands", "checkpoint_command")(
+            settings, out
+        )
+    _exit_with(code)
 
 
 @app.command()

@@ -18,6 +18,7 @@ from domain.board import MAX_WIN_X_STAKE, PAYLINES
 from domain.errors import RoundNotFound
 from domain.player import parse_round_id, player_aggregate_id
 from domain.recall import round_view
+from infrastructure.dispute_fair import fairness_section
 from infrastructure.dispute_protection import protection_before
 from infrastructure.event_rows import EventRows
 from infrastructure.replay_check import StreamResult
@@ -60,6 +61,7 @@ def dispute_report(application: Any, round_id: str) -> dict[str, Any]:
         "seed": played["seed"],
         "model_version": played["model_version"],
         "session_id": played["session_id"],
+        "fairness": fairness_section(application, played),
         "steps": [_step(i, step) for i, step in enumerate(played["steps"])],
         "settlement": settlement(played),
         "verification": _verdict(result, record, events),

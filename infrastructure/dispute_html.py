@@ -136,6 +136,7 @@ def render(report: dict[str, Any]) -> str:
                  if k != "balance"),
                ("stake", report["stake"]), ("seed (256 bits, hex)", report["seed"]),
                ("math model version", report["model_version"])]),
+        _fairness_html(report.get("fairness")),
         "<h2>2. Every step</h2>",
         *(_step_html(step) for step in report["steps"]),
         "<h2>3. Settlement</h2>",
@@ -176,3 +177,25 @@ def render(report: dict[str, Any]) -> str:
         "</body></html>",
     ]
     return "\n".join(html)
+
+
+def _fairness_html(fair: dict[str, Any] | None) -> str:
+    """The seed's provenance: committed before the bet, derived, revealed at the close."""
+    if not fair:
+        return "<p>A round from before provably fair seeds: its seed is recorded as drawn.</p>"
+    revealed = fair["server_seed"] is not None
+    rows = _rows([
+        ("seed commitment (SHA-256 of the server seed)", fair["seed_commitment"]),
+        ("server seed (revealed at the session's close)",
+         fair["server_seed"] if revealed else "not yet revealed: the session is open"),
+        ("nonce", fair["nonce"]), ("client seed", repr(fair["client_seed"])),
+        ("HMAC message", fair["message"]), ("round seed = HMAC-SHA256(server seed, message)",
+                                            fair["seed"]),
+        ("how to check", fair["how_to_check"]),
+    ])
+    if not revealed:
+        return rows
+    return rows + ("<p>Commitment: " + _verdict(bool(fair["commitment_agrees"]), "agrees",
+                                                 "DOES NOT AGREE")
+                   + "; derivation: " + _verdict(bool(fair["seed_agrees"]), "agrees",
+                                                 "DOES NOT AGREE") + "</p>")

@@ -79,6 +79,43 @@ class EventRows:
         )
         return int(rows[0]["n"]) > 0
 
+    def streams_with_topics(
+        self, after: int, topics: tuple[str, ...], limit: int = PAGE
+    ) -> list[tuple[int, str, str]]:
+        """(notification id, stream, topic) of the events of these topics after `after`, in
+        the order they were recorded (the notification id's index keeps this a range scan)."""
+        marks = ", ".join("%s" for _ in topics)
+        rows = self._query(
+            f"SELECT {self.id_column} AS n, originator_id AS stream, topic FROM {self.table} "
+            f"WHERE {self.id_column} > %s AND topic IN ({marks}) ORDER BY {self.id_column} "
+            "LIMIT %s",
+            (after, *topics, limit),
+        )
+        return [(int(r["n"]), str(UUID(str(r["stream"]))), str(r["topic"])) for r in rows]
+
+    def heads(self) -> Iterator[StoredRow]:
+        """The last stored event of every stream, stream by stream."""
+        rows = self._query(
+            f"SELECT e.{self.id_column} AS n, e.originator_id AS stream, e.originator_version "
+            f"AS v, e.topic, e.state FROM {self.table} e JOIN (SELECT originator_id, "
+            f"MAX(originator_version) AS top FROM {self.table} GROUP BY originator_id) h "
+            "ON e.originator_id = h.originator_id AND e.originator_version = h.top"
+        )
+        for row in rows:
+            yield StoredRow(int(row["n"]), str(UUID(str(row["stream"]))), int(row["v"]),
+                            str(row["topic"]), bytes(row["state"]))
+
+    def row_at(self, stream: str, version: int) -> StoredRow | None:
+        rows = self._query(
+            f"SELECT {self.id_column} AS n, topic, state FROM {self.table} "
+            "WHERE originator_id = %s AND originator_version = %s",
+            (self._stream_param(stream), version),
+        )
+        if not rows:
+            return None
+        return StoredRow(int(rows[0]["n"]), stream, version, str(rows[0]["topic"]),
+                         bytes(rows[0]["state"]))
+
     def max_notification_id(self) -> int:
         rows = self._query(f"SELECT MAX({self.id_column}) AS n FROM {self.table}")
         return int(rows[0]["n"] or 0)

@@ -35,16 +35,39 @@ class GameService(Protocol):
         """The session a player token belongs to (None if no session has that token)."""
         ...
 
-    def spin(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
-        """The whole round, settled, as docs/CONTRACT.md's round (domain.recall.round_view)."""
+    def spin(
+        self, session_id: str, stake: int | None, request_id: str, client_seed: str = "",
+        free_round: str | None = None,
+    ) -> dict[str, Any]:
+        """The whole round, settled, as docs/CONTRACT.md's round (domain.recall.round_view),
+        with the session's running figures ("session"). free_round: a campaign's free round
+        (stake None: the campaign's)."""
         ...
 
-    async def spin_async(self, session_id: str, stake: int, request_id: str) -> dict[str, Any]:
+    async def spin_async(
+        self, session_id: str, stake: int | None, request_id: str, client_seed: str = "",
+        free_round: str | None = None,
+    ) -> dict[str, Any]:
         """`spin` for an event loop: the same round, without blocking the loop."""
         ...
 
-    def close_session(self, session_id: str) -> dict[str, Any]:
-        """{session_id, spins, staked, won, net}; closing twice answers the same summary."""
+    def grant_free_rounds(
+        self, player_id: str, campaign_id: str, rounds: int, stake: int,
+        expires_at: str | None, request_id: str,
+    ) -> dict[str, Any]: ...
+
+    def live_free_rounds(self, player_id: str) -> list[dict[str, Any]]: ...
+
+    def cancel_free_rounds(self, player_id: str, campaign_id: str) -> dict[str, Any]: ...
+
+    def close_session(
+        self, session_id: str, reason: str = "", only_if: Any = None
+    ) -> dict[str, Any]:
+        """The session object, closed and its seed revealed; closing twice answers the same."""
+        ...
+
+    def session(self, session_id: str) -> dict[str, Any]:
+        """The session object of CONTRACT.md (server_seed null while open)."""
         ...
 
     def player_state(self, player_id: str) -> dict[str, Any]: ...

@@ -44,7 +44,8 @@ class ProtectionCommands:
         ) -> T: ...
         def _player(self, player_id: str, *, fresh: bool = True) -> Player: ...
         def _player_of_session(self, session_id: str) -> str: ...
-        def _close(self, player: Player, session_id: str) -> dict[str, Any]: ...
+        def close_session(self, session_id: str, reason: str = "") -> dict[str, Any]: ...
+        def session(self, session_id: str) -> dict[str, Any]: ...
 
     def limits(self, player_id: str) -> dict[str, Any]:
         """GET /players/{id}/limits."""
@@ -64,25 +65,29 @@ class ProtectionCommands:
         """POST /players/{id}/exclusions: closes the player's open sessions at once."""
         now = self.clock()
 
-        def decide(player: Player) -> dict[str, Any]:
-            for session_id in exclude(player, until, reason, now):
-                self._close(player, session_id)
-            return exclusion_view(player, now.timestamp())
+        def decide(player: Player) -> tuple[dict[str, Any], list[str]]:
+            open_sessions = exclude(player, until, reason, now)
+            return exclusion_view(player, now.timestamp()), open_sessions
 
-        return self._command(player_id, decide)
+        answer, open_sessions = self._command(player_id, decide)
+        # Recorded first, so the player's spins are refused from here on; then each session
+        # goes through THE close path (its server seed revealed).
+        for session_id in open_sessions:
+            self.close_session(session_id, "exclusion")
+        return answer
 
     def reality_check(self, session_id: str, proceed: bool) -> dict[str, Any]:
         """POST /sessions/{sid}/reality-check: `proceed` False closes the session."""
         player_id = self._player_of_session(session_id)
         now = self.clock()
 
-        def decide(player: Player) -> dict[str, Any]:
+        def decide(player: Player) -> bool:
             check_access(player.guard, session_id, now.timestamp())
-            if not answer_reality_check(player, session_id, proceed, now):
-                self._close(player, session_id)
-            return session_view(player, session_id, now.timestamp())
+            return answer_reality_check(player, session_id, proceed, now)
 
-        return self._guarded(player_id, session_id, None, decide)
+        if not self._guarded(player_id, session_id, None, decide):
+            self.close_session(session_id, "reality_check")
+        return self._session_view(player_id, session_id)
 
     def _guarded(
         self,
@@ -105,15 +110,20 @@ class ProtectionCommands:
         """Record a refusal in the player's stream (a session past its time limit is closed)."""
         now = self.clock()
 
-        def decide(player: Player) -> dict[str, Any]:
-            if isinstance(refusal, SessionTimeLimit) and player.session_is_open(session_id):
-                self._close(player, session_id)
+        def decide(player: Player) -> bool:
             refuse(player, refusal, session_id, stake, now)
-            return session_view(player, session_id, now.timestamp()) if session_id else {}
+            return player.session_is_open(session_id)
 
-        session = self._command(player_id, decide)
+        still_open = self._command(player_id, decide)
+        if isinstance(refusal, SessionTimeLimit) and still_open:
+            self.close_session(session_id, "session_time_limit")
         if isinstance(refusal, RealityCheckDue):
-            refusal.details = {"session": session}
+            refusal.details = {"session": self._session_view(player_id, session_id)}
+
+    def _session_view(self, player_id: str, session_id: str) -> dict[str, Any]:
+        """The session (CONTRACT.md) with what protection adds: the reality check."""
+        player = self._player(player_id)
+        return {**self.session(session_id), **session_view(player, session_id, self.clock())}
 
 
 def exclusion_view(player: Player, now: float) -> dict[str, Any]:
@@ -136,17 +146,11 @@ def limits_view(player: Player, now: float) -> dict[str, Any]:
     }
 
 
-def session_view(player: Player, session_id: str, now: float) -> dict[str, Any]:
-    """The session with what protection adds: open, time played, the reality check."""
+def session_view(player: Player, session_id: str, when: datetime) -> dict[str, Any]:
+    """What protection adds to the session: its reality check."""
     entry = player.guard["sessions"].get(session_id)
-    opened_at = None if entry is None else entry[0]
     check = None if entry is None or entry[2] is None else entry[2] // MINUTE
-    return {
-        **player.session_summary(session_id),
-        "player_id": player.player_id,
-        "open": player.session_is_open(session_id),
-        "opened_at": iso(opened_at),
-        "elapsed_seconds": None if opened_at is None else max(0, int(now - opened_at)),
-        "reality_check_minutes": check,
-        "reality_check_due": reality_check_due(player.guard, session_id, now),
-    }
+    due = player.session_is_open(session_id) and reality_check_due(
+        player.guard, session_id, when.timestamp()
+    )
+    return {"reality_check_minutes": check, "reality_check_due": due}

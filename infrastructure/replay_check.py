@@ -21,6 +21,7 @@ from eventsourcing.persistence import StoredEvent
 from domain.hashchain import GENESIS, digest_of, event_state
 from domain.player import Player
 from infrastructure.event_rows import StoredRow
+from infrastructure.fair_check import FairChecker
 from infrastructure.round_check import RecordedEvent, RoundRecord, check_round
 
 
@@ -35,6 +36,7 @@ class StreamResult:
     player_state: dict[str, Any] | None = None
     problems: list[dict[str, Any]] = field(default_factory=list)
     captured: RoundRecord | None = None
+    fair: dict[str, int] = field(default_factory=dict)  # infrastructure.fair_check's counts
 
 
 def player_state_of(player: Player) -> dict[str, Any]:
@@ -55,6 +57,7 @@ class StreamChecker:
         self.player: Player | None = None
         self.replaying = True
         self.round: RoundRecord | None = None
+        self.fair = FairChecker(self.problem)
 
     # -- problems ------------------------------------------------------------------------------
 
@@ -152,6 +155,7 @@ class StreamChecker:
         if self.player is None:
             self.result.player_id = player.player_id
         self.player = player
+        self.fair.feed(event)
         self._after_apply(name, event, row)
         return str(player.chain_head)
 
@@ -240,4 +244,5 @@ class StreamChecker:
             self._incomplete(self.result.last_version)
         if self.player is not None and self.replaying:
             self.result.player_state = player_state_of(self.player)
+        self.result.fair = self.fair.finish().as_dict()
         return self.result

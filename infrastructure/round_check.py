@@ -117,10 +117,11 @@ def check_round(record: RoundRecord, player_id: str) -> list[Finding]:
     stake = stake_payload.get("stake")
     balance_before = stake_payload.get("balance_before")
     if isinstance(stake, int) and isinstance(balance_before, int):
-        if stake_payload.get("balance_after") != balance_before - stake:
+        paid = 0 if stake_payload.get("free_round") else stake  # a free round stakes nothing
+        if stake_payload.get("balance_after") != balance_before - paid:
             found.append(Finding("settlement_mismatch", start.version, "StakePlaced.balance_after",
-                                 balance_before - stake, stake_payload.get("balance_after"),
-                                 "balance_after = balance_before - stake"))
+                                 balance_before - paid, stake_payload.get("balance_after"),
+                                 "balance_after = balance_before - stake (0 for a free round)"))
     try:
         outcome = rederive(
             progress_recorded(stake_payload), stake,  # type: ignore[arg-type]
@@ -181,6 +182,8 @@ def _compare_settlement(
     if settled is None:
         return []
     stake = int(record.stake_placed.payload.get("stake", 0))
+    if record.stake_placed.payload.get("free_round"):
+        stake = 0  # a free round's stake was never paid
     expected: dict[str, Any] = {
         "total_win": outcome.total_win,
         "max_win_hit": outcome.max_win_hit,

@@ -41,6 +41,27 @@ class Settings(BaseSettings):
     serve_projections: bool = True
     # The player-protection profile (domain.protection.PROFILES; CONTRACT.md "Player protection").
     jurisdiction: Literal["none", "uk", "ontario"] = "none"
+    # Signs replay links and console sign-ins (infrastructure/pages/keys.py). Unset: a key made on
+    # first use and kept in pages_key_file, so links outlive a restart and workers share it.
+    pages_key: SecretStr = SecretStr("")
+    pages_key_file: str = "pumpkin-pages.key"
+    # Keeps unrevealed server seeds secret at rest (infrastructure.seed_vault): 64 hex. Unset:
+    # the key in seed_key_file, generated there at first start.
+    seed_key: SecretStr = SecretStr("")
+    # Default: next to the SQLite database (`<db>.seed-key`), else ./pumpkin-seed.key.
+    seed_key_file: str = ""
+    # A session with no spin for this long is closed by the service (its seed revealed).
+    session_idle_seconds: float = Field(default=1800.0, gt=0)
+    # The operator's Ed25519 key signing checkpoints (infrastructure.checkpoints). Default:
+    # next to the SQLite database (`<db>.checkpoint-key`), else ./pumpkin-checkpoint.key.
+    checkpoint_key_file: str = ""
+    # `serve` records a signed checkpoint this often; 0 = only `pumpkin checkpoint`.
+    checkpoint_seconds: float = Field(default=3600.0, ge=0)
+    # The operator's seamless wallet (infrastructure/wallet/): unset, the built-in wallet.
+    wallet_url: str = ""
+    wallet_secret: SecretStr = SecretStr("")
+    currency: str = Field(default="EUR", pattern=r"^[A-Z]{3}$")
+    wallet_timeout_seconds: float = Field(default=2.0, gt=0.0, le=30.0)
 
     # -- hardening (issue 17) --------------------------------------------------------------------
     # A request line plus headers larger than this is refused (431) before it is all read.
@@ -74,7 +95,16 @@ class Settings(BaseSettings):
             raise ValueError(f"PUMPKIN_DATABASE_URL is sqlite:///PATH or postgresql://...: "
                              f"{error}") from None
 
+    @field_validator("wallet_url")
+    @classmethod
+    def _wallet_url(cls, url: str) -> str:
+        if url and not url.startswith(("http://", "https://")):
+            raise ValueError("PUMPKIN_WALLET_URL is http://... or https://...")
+        return url
+
     def model_post_init(self, __context: object) -> None:
+        if self.wallet_url and not self.wallet_secret.get_secret_value():
+            raise ValueError("PUMPKIN_WALLET_SECRET is required with PUMPKIN_WALLET_URL")
         self._generated = (
             not self.operator_key.get_secret_value(),
             not self.auditor_key.get_secret_value(),

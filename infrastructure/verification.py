@@ -17,6 +17,9 @@ Each problem: {kind, stream, player_id, version, round_id, field, expected, foun
   rederivation_failed (e.g. model version not published), events_mismatch (names or order),
   fact_mismatch (a payload field), settlement_mismatch (total win, balances, state after)
 - read model: balance_view_mismatch, missing_events (the view saw events the store lost)
+- provably fair sessions (infrastructure.fair_check): commitment_mismatch, seed_mismatch,
+  nonce_out_of_sequence, seed_not_revealed; "fair_sessions" counts sessions verified, still
+  open, and opened before commitments (counted apart)
 """
 
 from __future__ import annotations
@@ -171,9 +174,18 @@ def verify_store(
         "streams_checked": len(results),
         "players_checked": sum(1 for r in results if r.player_id is not None),
         "balance_view": view,
+        "fair_sessions": _fair_totals(results),
         "problems_total": len(problems),
         "problems": problems[:MAX_PROBLEMS],
     }
+
+
+def _fair_totals(results: list[StreamResult]) -> dict[str, int]:
+    totals: dict[str, int] = {}
+    for result in results:
+        for name, count in result.fair.items():
+            totals[name] = totals.get(name, 0) + count
+    return totals
 
 
 def verify_player(application: Any, player_id: str) -> dict[str, Any]:
@@ -192,9 +204,16 @@ def verify_player(application: Any, player_id: str) -> dict[str, Any]:
 
 
 def verify_command(
-    settings: Any, player: str | None, json_out: bool, workers: int | None = None
+    settings: Any,
+    player: str | None,
+    json_out: bool,
+    workers: int | None = None,
+    checkpoint: Any = None,
+    public_key: str | None = None,
 ) -> int:
-    """`pumpkin verify [--player ID] [--json]`: exit 0 only if everything agrees."""
+    """`pumpkin verify [--player ID] [--json] [--checkpoint FILE [--public-key HEX]]`: exit 0
+    only if everything agrees. The store is also checked against the checkpoint FILE, or the
+    latest checkpoint stored (infrastructure.checkpoints), when there is one."""
     from domain.errors import RuleViolation
     from domain.identifiers import check_player_id
     from infrastructure.application import PumpkinApplication
@@ -220,6 +239,15 @@ def verify_command(
                 application, player, workers=workers, database_url=settings.database_url,
                 on_events=bar.update if bar is not None else (lambda n: None),
             )
+        if player is None:
+            from infrastructure.checkpoint_commands import checkpoint_section
+
+            section = checkpoint_section(application, settings, checkpoint, public_key)
+            if section is not None:
+                report["checkpoint"] = section
+                report["problems"].extend(section["problems"])
+                report["problems_total"] += len(section["problems"])
+                report["ok"] = report["ok"] and not section["problems"]
     finally:
         application.close()
     typer.echo(json.dumps(report, indent=2, default=str) if json_out else report_text(report))
@@ -243,6 +271,18 @@ def report_text(report: dict[str, Any]) -> str:
         f"balances view      {report['balance_view']['note']} "
         f"({report['balance_view']['compared']:,} compared)",
     ]
+    if "checkpoint" in report:
+        section = report["checkpoint"]
+        lines.append(f"checkpoint         {section['source']} of {section['created_at']}: "
+                     f"{section['streams']:,} stream heads, root {section['merkle_root']}"
+                     + ("" if section["signer_checked"] else " (signer not compared)"))
+    fair = report.get("fair_sessions", {})
+    if fair:
+        lines.append(
+            f"fair sessions      {fair.get('sessions_verified', 0):,} verified, "
+            f"{fair.get('sessions_open', 0):,} open (seed not revealed yet), "
+            f"{fair.get('sessions_before_commitments', 0):,} from before commitments"
+        )
     lines.extend(problem_lines(report["problems"]))
     if report["problems_total"] > len(report["problems"]):
         lines.append(f"... and {report['problems_total'] - len(report['problems']):,} more")

@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from projections import console_reads
 from projections.database import (
     HasDatabaseUrl,
     database_url_of,
@@ -20,6 +21,7 @@ from projections.database import (
 )
 from projections.recorders import Row, Sql
 from projections.rounds import FEATURE_EVENTS
+from projections.rtp_growth import read_growth
 from projections.stats_report import read_stats
 from projections.views import all_views
 
@@ -126,6 +128,20 @@ class RecallReader:
 
     def balances(self) -> list[dict[str, Any]]:
         return [dict(row) for row in self._all("SELECT * FROM view_balances ORDER BY player_id")]
+
+    # -- the console -----------------------------------------------------------------------------
+
+    def audit_tail(self, player_id: str, limit: int = 300) -> list[dict[str, Any]]:
+        """The player's last `limit` audit rows, newest first."""
+        return console_reads.audit_tail(self._all, player_id, limit)
+
+    def significant_events(self, limit: int = 50, window: int = 100_000) -> list[dict[str, Any]]:
+        """The latest events outside the routine of rounds, money and sessions, newest first."""
+        return console_reads.significant_events(self._all, limit, window)
+
+    def rtp_growth(self) -> dict[tuple[str, str], list[tuple[int, float]]]:
+        """Per (state, model version): (rounds, actual RTP so far) as rounds grew."""
+        return read_growth(self._all)
 
     # -- statistics ------------------------------------------------------------------------------
 

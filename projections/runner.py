@@ -187,8 +187,9 @@ def _start_when_the_store_answers(
         try:
             return ProjectionsRunner(settings).start()
         except _STORE_UNAVAILABLE as error:
-            log.warning("projections_store_unavailable", error=type(error).__name__,
-                        retry_in_seconds=pause)
+            log.warning(
+                "projections_store_unavailable", error=type(error).__name__, retry_in_seconds=pause
+            )
             stop.wait(pause)
             pause = min(pause * 2, 10.0)
     return None

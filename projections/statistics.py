@@ -12,6 +12,7 @@ from typing import Any
 
 from domain.model import state_key
 from domain.progress import Progress, unlock_if_due
+from projections import free_round_stats
 from projections.events import RecordedEvent
 from projections.pending import PendingRounds
 from projections.recorders import Sql, View
@@ -25,7 +26,10 @@ _KEY = ("day", "level", "state", "model_version")
 
 class StatisticsView(View):
     name = "stats"
-    tables = ("view_stats", "view_stats_jackpots", "view_stats_largest_wins", "view_stats_pending")
+    tables = (
+        "view_stats", "view_stats_jackpots", "view_stats_largest_wins", "view_stats_pending",
+        free_round_stats.TABLE,
+    )
 
     def __init__(self) -> None:
         self.pending = PendingRounds("view_stats_pending")
@@ -49,13 +53,18 @@ class StatisticsView(View):
             "stake BIGINT NOT NULL, "
             "total_win BIGINT NOT NULL)",
             *self.pending.ddl(),
+            *free_round_stats.ddl(),
         ]
 
     def apply(self, db: Sql, events: Sequence[RecordedEvent]) -> None:
         buckets: dict[Bucket, dict[str, Any]] = {}
         jackpots: dict[tuple[Bucket, str], list[int]] = {}
         wins: list[dict[str, Any]] = []
+        free_rounds: list[Sequence[RecordedEvent]] = []
         for part in self.pending.settled_rounds(db, events):
+            if free_round_stats.is_free_round(part):  # counted apart from paid rounds
+                free_rounds.append(part)
+                continue
             start, settled = part[0].data, part[-1].data
             played = played_state(start)
             bucket = (
@@ -85,6 +94,7 @@ class StatisticsView(View):
         _add_buckets(db, buckets)
         _add_jackpots(db, jackpots)
         _keep_largest_wins(db, wins)
+        free_round_stats.add_free_rounds(db, events, free_rounds)
 
 
 def played_state(stake_placed: Mapping[str, Any]) -> Progress:

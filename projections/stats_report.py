@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain.rules_document import current_rules_document
+from projections.free_round_stats import read_free_rounds
 from projections.recorders import Row
 
 Read = Callable[[str, Mapping[str, Any]], list[Row]]
@@ -29,6 +30,8 @@ def read_stats(
             where.append(clause)
             params[name] = value
     condition = " AND ".join(where)
+    days = " AND ".join(w for w in where if "model_version" not in w)
+    day_params = {k: v for k, v in params.items() if k != "model_version"}
     buckets = read(
         f"SELECT * FROM view_stats WHERE {condition} ORDER BY day, level, state, model_version",
         params,
@@ -57,6 +60,7 @@ def read_stats(
             for row in buckets
         ],
         "largest_wins": [{k: v for k, v in row.items() if k != "position"} for row in largest],
+        "free_rounds": read_free_rounds(read, days, day_params),
     }
 
 

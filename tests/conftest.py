@@ -6,6 +6,7 @@ database, dropped afterwards. If PostgreSQL is unreachable the test errors: it n
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
@@ -16,6 +17,10 @@ from fastapi.testclient import TestClient
 
 from infrastructure.application import PumpkinApplication
 from infrastructure.persistence import GroupCommitRecorder, temporary_postgres_database
+
+# Services the tests start (in-process or as `pumpkin serve`) keep their seed key here, not in a
+# key file in the working directory (the default for a PostgreSQL store).
+os.environ.setdefault("PUMPKIN_SEED_KEY", "5eed" * 16)
 
 PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
 STORES = ("sqlite", "postgres")
@@ -43,6 +48,15 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh empty event store: a SQLite file or a new PostgreSQL database."""
     with ExitStack() as stack:
         yield open_store(request.param, tmp_path, stack)
+
+
+@pytest.fixture(scope="module", params=STORES)
+def module_store_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A fresh empty event store shared by a module's tests (one per store kind)."""
+    with ExitStack() as stack:
+        yield open_store(request.param, tmp_path_factory.mktemp("store"), stack)
 
 
 @pytest.fixture

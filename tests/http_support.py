@@ -15,6 +15,8 @@ from infrastructure.settings import Settings
 
 OPERATOR = "operator-key-for-tests"
 AUDITOR = "auditor-key-for-tests"
+PAGES_KEY = "pages-key-for-tests-0123456789abcdef"
+SEED_KEY = "5eed" * 16
 _ids = itertools.count()
 
 
@@ -24,6 +26,8 @@ def settings_for(database_url: str = "sqlite:///:memory:", rate_limit: int = 0) 
         operator_key=SecretStr(OPERATOR),
         auditor_key=SecretStr(AUDITOR),
         rate_limit_per_second=rate_limit,
+        pages_key=SecretStr(PAGES_KEY),
+        seed_key=SecretStr(SEED_KEY),
         # The per-address limits are tested on their own (tests/test_hardening_limits.py);
         # elsewhere one test client sends every request, from one address.
         auth_failures_per_minute=0,

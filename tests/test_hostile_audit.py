@@ -5,10 +5,8 @@ on PostgreSQL: the store refused the value after the API had accepted it)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import ExitStack
 
 import pytest
-from conftest import STORES, open_store
 from fastapi.testclient import TestClient
 from http_support import AUDITOR, Journey, bearer, served_client
 
@@ -32,13 +30,9 @@ BAD_FILTERS = [
 ]
 
 
-@pytest.fixture(scope="module", params=STORES)
-def client(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[TestClient]:
-    with ExitStack() as stack:
-        url = open_store(request.param, tmp_path_factory.mktemp("audit"), stack)
-        client = stack.enter_context(served_client(url))
+@pytest.fixture(scope="module")
+def client(module_store_url: str) -> Iterator[TestClient]:
+    with served_client(module_store_url) as client:
         Journey(client).spin()
         yield client
 

@@ -49,19 +49,22 @@ def test_a_player_journey_creates_funds_plays_reads_and_closes(client: TestClien
 
     recalled = client.get(f"/rounds/{played['round_id']}", headers=bearer(j.token))
     assert recalled.status_code == 200 and recalled.json() == played
+    assert played["session"]["spins"] == 1 and played["session"]["staked"] == 100
 
     history = client.get(f"/players/{j.player_id}/rounds", headers=bearer(AUDITOR)).json()
     assert [r["round_id"] for r in history["rounds"]] == [played["round_id"]]
 
     closed = client.post(f"/sessions/{j.session_id}/close", json={}, headers=bearer(j.token))
     assert closed.status_code == 200
-    assert closed.json() == {
+    assert closed.json() | {
         "session_id": j.session_id,
         "spins": 1,
         "staked": 100,
         "won": played["total_win"],
         "net": played["total_win"] - 100,
-    }
+        "open": False,
+    } == closed.json()
+    assert closed.json()["server_seed"] is not None
 
 
 def test_a_withdrawal_lowers_the_balance_and_cannot_overdraw(client: TestClient) -> None:

@@ -274,7 +274,8 @@ def test_a_failing_view_does_not_hold_the_others_back_and_catches_up_once_fixed(
             runner.catch_up()
         reached = {p.name: p.position for p in runner.projections}
         assert reached == {
-            "balances": end, "rounds": 0, "audit": end, "stats": end, "protection": end
+            "balances": end, "rounds": 0, "audit": end, "stats": end, "rtp_growth": end,
+            "protection": end,
         }
         monkeypatch.undo()
         assert runner.catch_up() == end

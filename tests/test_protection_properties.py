@@ -146,7 +146,7 @@ class PlayerDriver:
             refuse(self.player, refusal, session_id, stake, now)
             raise
         seed = hashlib.sha256(f"{number}".encode()).digest()
-        return self.player.spin(session_id, stake, f"r{number}", seed, now).total_win
+        return self.player.spin(session_id, stake, f"r{number}", seed, at=now).total_win
 
 
 def run(driver: Any, profile: Profile, steps: list[Any]) -> int:
@@ -298,6 +298,6 @@ def test_a_player_from_a_snapshot_older_than_protection_spins_under_its_rules() 
     restored.open_session("s2", "hash")
     protect_session(restored, "s2", None, PROFILES["uk"], START)
     restored.check_protection("s1", 100, PROFILES["uk"], START)
-    restored.spin("s1", 100, "r1", bytes(32), START)
+    restored.spin("s1", 100, "r1", bytes(32), at=START)
     change_limits(restored, {"max_stake": 20}, START)
     assert restored.guard["limits"] == {"max_stake": 20}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -15,6 +16,8 @@ from infrastructure.http import (
     routes_protection,
     routes_public,
     routes_reads,
+    routes_sessions,
+    routes_wallet,
 )
 from infrastructure.http.anonymous_limit import AnonymousLimit
 from infrastructure.http.deps import HttpDeps
@@ -26,6 +29,7 @@ from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.spin_lane import SpinLane
 from infrastructure.http.token_cache import OpenSessionCache
 from infrastructure.http.unknown_tokens import UnknownTokens
+from infrastructure.pages.web import install_pages
 
 
 def create_app(
@@ -41,9 +45,12 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         pauses.start()
+        tasks = [asyncio.create_task(run()) for run in deps.background]
         try:
             yield
         finally:
+            for task in tasks:
+                task.cancel()
             pauses.stop()
         if on_shutdown is not None:
             on_shutdown()
@@ -66,10 +73,11 @@ def create_app(
     app.state.unknown_tokens = UnknownTokens(deps.unknown_token_cache_seconds)
     app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)
     install_error_handlers(app, deps.metrics)
-    for module in (
-        routes_public, routes_operator, routes_play, routes_reads, routes_audit, routes_protection
-    ):
+    routers = (routes_public, routes_operator, routes_play, routes_sessions, routes_reads,
+               routes_audit, routes_wallet, routes_protection)
+    for module in routers:
         app.include_router(module.router)
+    install_pages(app, deps.pages_keys, deps.operator_key, deps.auditor_key)
     if spin_lane:
         app.add_middleware(SpinLane)
     app.add_middleware(JsonBodies)

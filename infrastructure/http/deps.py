@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
 
@@ -11,6 +11,7 @@ from fastapi import Depends, Request
 from infrastructure.http.audit_export import AuditExports
 from infrastructure.http.metrics import Metrics
 from infrastructure.http.ratelimit import RateLimiter
+from infrastructure.pages.keys import PageKeys
 from infrastructure.ports import GameService
 
 
@@ -45,6 +46,15 @@ class AuditReads(Protocol):
 
     def balances(self) -> list[dict[str, Any]]: ...
 
+    # the console's (infrastructure/pages)
+    def balance(self, player_id: str) -> dict[str, Any] | None: ...
+
+    def audit_tail(self, player_id: str, limit: int) -> list[dict[str, Any]]: ...
+
+    def significant_events(self, limit: int) -> list[dict[str, Any]]: ...
+
+    def rtp_growth(self) -> dict[tuple[str, str], list[tuple[int, float]]]: ...
+
 
 @dataclass(frozen=True)
 class HttpDeps:
@@ -65,6 +75,11 @@ class HttpDeps:
     limiter: RateLimiter | None = None
     unknown_token_cache_seconds: float = 0.0
     docs: bool = False  # serve /docs and /redoc (their scripts come from a public CDN)
+    pages_keys: PageKeys | None = None  # None: a key for this run only (infrastructure/pages)
+    # The seamless wallet's owed credits and rollbacks (None: the built-in wallet owes none).
+    wallet_owed: Callable[[], list[dict[str, Any]]] | None = None
+    # Tasks run in the server's event loop while it serves (e.g. the wallet's outbox).
+    background: tuple[Callable[[], Coroutine[Any, Any, None]], ...] = ()
 
 
 async def _deps(request: Request) -> HttpDeps:

@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
 
 from infrastructure.http import schema_rules
 
@@ -26,7 +35,28 @@ class MoneyMovement(Body):
 
 
 class SpinRequest(Body):
-    stake: StrictInt = Field(description="minor units, one of the rules document's `stakes`")
+    stake: StrictInt | None = Field(
+        default=None,
+        description="minor units, one of the rules document's `stakes` (may be left out of a "
+        "free round: its campaign's)",
+    )
+    request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
+    free_round: StrictStr | None = None  # a campaign id: play one of its free rounds
+    # Checked by the rule (422 invalid_client_seed), not the schema.
+    client_seed: Any = Field(default="", description="0 to 64 printable ASCII characters")
+
+    @model_validator(mode="after")
+    def _stake_unless_free(self) -> SpinRequest:
+        if self.stake is None and self.free_round is None:
+            raise ValueError("stake is required (it may be left out of a free round only)")
+        return self
+
+
+class FreeRoundsGrant(Body):
+    campaign_id: StrictStr
+    rounds: StrictInt
+    stake: StrictInt
+    expires_at: StrictStr | None = None
     request_id: StrictStr = Field(json_schema_extra=schema_rules.REQUEST_ID)
 
 
@@ -55,6 +85,7 @@ class SessionOpen(Body):
 class SessionOpened(BaseModel):
     session_id: str
     token: str
+    seed_commitment: str | None = None
 
 
 class SessionSummary(BaseModel):
@@ -63,6 +94,20 @@ class SessionSummary(BaseModel):
     staked: int
     won: int
     net: int
+
+
+class Session(SessionSummary):
+    """The session of CONTRACT.md (also the close answer): server_seed is null while open."""
+
+    model_config = ConfigDict(extra="allow")
+
+    player_id: str
+    open: bool
+    opened_at: str | None
+    closed_at: str | None
+    elapsed_seconds: int
+    seed_commitment: str | None
+    server_seed: str | None
 
 
 class PlayerState(BaseModel):

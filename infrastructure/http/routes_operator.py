@@ -68,4 +68,5 @@ def open_session(
     caller.may_change_money()
     minutes = None if body is None else body.reality_check_minutes
     session_id, token = deps.service.open_session(player_id, minutes)
-    return SessionOpened(session_id=session_id, token=token)
+    commitment = deps.service.session(session_id)["seed_commitment"]
+    return SessionOpened(session_id=session_id, token=token, seed_commitment=commitment)

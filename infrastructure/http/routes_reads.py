@@ -8,8 +8,8 @@ from fastapi import APIRouter, Path, Query
 
 from domain.errors import RoundNotFound
 from infrastructure.http import schema_rules
-from infrastructure.http.auth import CallerDep
-from infrastructure.http.deps import Deps
+from infrastructure.http.auth import Caller, CallerDep
+from infrastructure.http.deps import Deps, HttpDeps
 from infrastructure.http.models import PlayerState, Round, RoundsPage, VerifyReport
 from infrastructure.http.responses import FastJSONResponse
 from infrastructure.http.routes_operator import ERRORS, PlayerId
@@ -43,12 +43,18 @@ def round_by_id(
     caller: CallerDep,
     deps: Deps,
 ) -> Any:
+    return FastJSONResponse(readable_round(round_id, caller, deps))
+
+
+def readable_round(round_id: str, caller: Caller, deps: HttpDeps) -> dict[str, Any]:
+    """The round, if the caller may read it (its own player, the operator or the auditor);
+    another player's round is 404, exactly as a missing one."""
     if caller.role == "player":
         caller.may_read_player(caller.session.player_id if caller.session else "")
     played = deps.rounds.round(round_id)
     if played is None or not caller.reaches_player(played["player_id"]):
         raise RoundNotFound(f"no round {round_id}")  # another player's: exactly as a missing one
-    return FastJSONResponse(played)
+    return played
 
 
 @router.get("/audit/players/{player_id}/verify", response_model=VerifyReport, tags=["audit"])

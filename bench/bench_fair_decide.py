@@ -1,0 +1,54 @@
+"""The CPU of deciding one spin in memory, the part of the spin path provably fair seeds touch:
+copy the cached player, derive the seed (HMAC of the opened server seed), play, trigger the
+events and encode them as stored; no store write.
+
+    .venv/bin/python bench/bench_fair_decide.py CODE_TREE SECONDS
+
+CODE_TREE: a checkout to measure (e.g. `git archive <base> | tar -x -C /tmp/base` for the
+baseline); run it and this tree alternately for a same-run ratio.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+import tempfile
+import time
+from copy import deepcopy
+
+sys.path.insert(0, sys.argv[1])
+
+import infrastructure.application as m  # noqa: E402
+from infrastructure.application import PumpkinApplication  # noqa: E402
+
+
+def main() -> None:
+    seconds = float(sys.argv[2])
+    with tempfile.TemporaryDirectory() as directory:
+        app = PumpkinApplication.from_url(f"sqlite:///{directory}/e.db")
+        app.register_player("p")
+        app.deposit("p", 10**11, "d")
+        sid, _ = app.open_session("p")
+        for n in range(50):
+            app.spin(sid, 20, f"w{n}")
+        cached = app._player("p")
+        fair = hasattr(m, "SpinAttempt")
+        n = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            player = deepcopy(cached)
+            if fair:
+                app._play(player, sid, 20, f"r{n}", m.SpinAttempt(""))
+            else:
+                m._play(player, sid, 20, f"r{n}")  # type: ignore[attr-defined]
+            for event in player.collect_events():
+                app.mapper.to_stored_event(event)
+            n += 1
+        took = time.perf_counter() - start
+        tree = pathlib.Path(m.__file__).parents[1].name
+        sys.stdout.write(f"{tree}: {1e6 * took / n:.1f} us per spin decided ({n} spins)\n")
+        app.close()
+
+
+if __name__ == "__main__":
+    main()

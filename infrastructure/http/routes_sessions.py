@@ -1,0 +1,34 @@
+"""Reading a session: its running figures, its commitment and, once closed, its seed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from domain.errors import SessionNotFound
+from infrastructure.http.auth import CallerDep
+from infrastructure.http.deps import Deps
+from infrastructure.http.errors import forbidden
+from infrastructure.http.models import Session
+from infrastructure.http.routes_operator import ERRORS
+
+router = APIRouter(tags=["play"], responses=ERRORS)  # type: ignore[arg-type]
+
+
+@router.get("/sessions/current", response_model=Session)
+def current_session(caller: CallerDep, deps: Deps) -> Any:
+    if caller.role != "player" or caller.session is None:
+        raise forbidden("the current session is a player token's")
+    caller.may_read_player(caller.session.player_id)
+    return deps.service.session(caller.session.session_id)
+
+
+@router.get("/sessions/{session_id}", response_model=Session)
+def session(session_id: str, caller: CallerDep, deps: Deps) -> Any:
+    found = deps.service.session(session_id)
+    if caller.role == "player":
+        caller.may_read_player(caller.session.player_id if caller.session else "")
+        if caller.session is None or caller.session.player_id != found["player_id"]:
+            raise SessionNotFound(f"no session {session_id!r}")  # as if it did not exist
+    return found

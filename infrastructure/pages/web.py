@@ -1,0 +1,85 @@
+"""What every page shares: the Jinja2 templates, the security headers, the static files and the
+pages' state (keys, signer, console sign-in, clock) kept on the app."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from infrastructure.pages.console_auth import ConsoleAuth
+from infrastructure.pages.keys import PageKeys
+from infrastructure.pages.links import ReplaySigner
+
+_HERE = Path(__file__).parent
+STATIC_PREFIX = "/static/pages"
+
+# Only this service's own scripts, styles and connections; no frames, no plugins, no inline code.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+PAGE_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    # Referer only within this service: a replay link's signature never leaves in one, and forms
+    # still send their Origin (with "no-referrer" a browser posts "Origin: null").
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+}
+
+templates = Environment(
+    loader=FileSystemLoader(_HERE / "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+templates.filters["money"] = lambda v: f"{v / 100:,.2f}" if isinstance(v, int) else "–"
+templates.filters["pct"] = lambda v: f"{v:.2%}" if isinstance(v, int | float) else "–"
+templates.filters["thousands"] = lambda v: f"{v:,}" if isinstance(v, int) else v
+templates.filters["when"] = lambda v: str(v or "")[:19].replace("T", " ")  # to the second, UTC
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class Pages:
+    keys: PageKeys
+    signer: ReplaySigner
+    console: ConsoleAuth
+    clock: Callable[[], datetime] = field(default=_now)
+
+
+def pages_of(request: Request) -> Pages:
+    pages: Pages = request.app.state.pages
+    return pages
+
+
+def page(
+    name: str, context: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None
+) -> HTMLResponse:
+    html = templates.get_template(name).render(static=STATIC_PREFIX, **context)
+    return HTMLResponse(html, status_code=status, headers={**PAGE_HEADERS, **(headers or {})})
+
+
+def install_pages(app: FastAPI, keys: PageKeys | None, operator_key: str, auditor_key: str) -> None:
+    """The pages' routes, their static files and their state, on `app`."""
+    from infrastructure.pages import console_routes, play_routes, replay_routes
+
+    keys = keys or PageKeys(secrets.token_hex(32))  # no configured key: links last this run
+    app.state.pages = Pages(keys, ReplaySigner(keys), ConsoleAuth(keys, operator_key, auditor_key))
+    for module in (console_routes, replay_routes, play_routes):
+        app.include_router(module.router)
+    app.mount(STATIC_PREFIX, StaticFiles(directory=_HERE / "static"), name="pages-static")

@@ -1,0 +1,160 @@
+"""The console: a key traded for a signed HttpOnly SameSite=Strict cookie, CSRF on every form."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+from fastapi.testclient import TestClient
+from http_support import AUDITOR, OPERATOR, Journey, served_client
+from pages_support import csrf_of, eventually, form
+
+from infrastructure.pages.console_auth import SESSION_COOKIE
+from projections.queries import RecallReader
+from projections.recorders import Sql
+
+
+@pytest.fixture
+def client(store_url: str) -> Iterator[TestClient]:
+    with served_client(store_url) as test_client:
+        yield test_client
+
+
+def signed_in(client: TestClient, key: str) -> str:
+    """Signs in through the form; the Set-Cookie header it answered."""
+    csrf = csrf_of(client.get("/console").text)
+    answer = client.post(
+        "/console/sign-in", follow_redirects=False, **form({"key": key, "csrf": csrf})
+    )
+    assert answer.status_code == 303, answer.text
+    return answer.headers["set-cookie"]
+
+
+@pytest.mark.parametrize("key", [AUDITOR, OPERATOR])
+def test_the_auditor_or_operator_key_signs_in_with_a_cookie_that_is_not_the_key(
+    client: TestClient, key: str
+) -> None:
+    cookie = signed_in(client, key)
+    assert f"{SESSION_COOKIE}=" in cookie and key not in cookie
+    assert "HttpOnly" in cookie and "samesite=strict" in cookie.lower()
+    overview = client.get("/console")
+    assert overview.status_code == 200 and "Return to player by state" in overview.text
+
+
+def test_a_wrong_key_or_a_missing_csrf_token_signs_nobody_in(client: TestClient) -> None:
+    csrf = csrf_of(client.get("/console").text)
+    wrong = client.post("/console/sign-in", **form({"key": "x" * 20, "csrf": csrf}))
+    assert wrong.status_code == 401
+    assert f"{SESSION_COOKIE}=" not in wrong.headers.get("set-cookie", "")
+    forged = client.post("/console/sign-in", **form({"key": AUDITOR, "csrf": "forged"}))
+    assert forged.status_code == 403
+    elsewhere = client.post(
+        "/console/sign-in",
+        content=f"key={AUDITOR}&csrf={csrf}",
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Origin": "https://evil.example",
+        },
+    )
+    assert elsewhere.status_code == 403
+    assert "Sign in" in client.get("/console/players", follow_redirects=True).text
+
+
+def test_signing_out_needs_the_csrf_token_and_ends_the_console(client: TestClient) -> None:
+    signed_in(client, AUDITOR)
+    refused = client.post("/console/sign-out", **form({"csrf": "forged"}))
+    assert refused.status_code == 403
+    assert "Return to player" in client.get("/console").text
+    csrf = csrf_of(client.get("/console").text)
+    out = client.post("/console/sign-out", follow_redirects=False, **form({"csrf": csrf}))
+    assert out.status_code == 303 and f'{SESSION_COOKIE}=""' in out.headers["set-cookie"]
+    assert "Console sign-in" in client.get("/console").text
+
+
+def test_the_console_shows_players_verifies_one_and_lists_its_audit_trail(
+    client: TestClient,
+) -> None:
+    j = Journey(client)
+    assert j.spin().status_code == 200
+    signed_in(client, AUDITOR)
+    players = eventually(lambda: client.get("/console/players").text, lambda t: j.player_id in t)
+    assert j.player_id in players
+    refused = client.post(f"/console/players/{j.player_id}/verify", **form({"csrf": "x"}))
+    assert refused.status_code == 403
+    trail = eventually(
+        lambda: client.get(f"/console/players/{j.player_id}").text, lambda t: "RoundSettled" in t
+    )
+    assert "StakePlaced" in trail
+    csrf = csrf_of(players)
+    verified = client.post(f"/console/players/{j.player_id}/verify", **form({"csrf": csrf}))
+    assert verified.status_code == 200 and "Verified</strong>" in verified.text
+    assert "StakePlaced" in verified.text and "RoundSettled" in verified.text
+
+
+def test_the_round_search_takes_the_audit_filters_and_refuses_bad_ones_plainly(
+    client: TestClient,
+) -> None:
+    j = Journey(client)
+    round_id = j.spin().json()["round_id"]
+    signed_in(client, AUDITOR)
+    found = eventually(
+        lambda: client.get("/console/rounds", params={"player_id": j.player_id, "min_win": "0"}),
+        lambda page: f"/console/replay/{round_id}" in page.text,
+    )
+    assert found.status_code == 200 and f"/console/replay/{round_id}" in found.text
+    opened = client.get(f"/console/replay/{round_id}", follow_redirects=False)
+    assert opened.status_code == 303 and "sig=" in opened.headers["location"]
+    assert client.get(opened.headers["location"]).status_code == 200
+    for bad, says in (
+        ({"since": "yesterday"}, "ISO-8601"),
+        ({"player_id": "x\x00y"}, "a player id is"),
+        ({"min_win": "-1"}, "min win is a whole number"),
+        ({"limit": "\u00b2"}, "limit is a whole number"),
+        ({"feature": "bonus"}, "feature is one of"),
+    ):
+        answer = client.get("/console/rounds", params=bad)
+        assert answer.status_code == 200 and says in answer.text, bad
+    crowded = "&".join(f"f{i}=1" for i in range(50))
+    refused = client.post(
+        f"/console/players/{j.player_id}/verify",
+        content=crowded,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert refused.status_code == 403
+
+
+def test_significant_events_show_what_is_beyond_rounds_money_and_sessions(
+    client: TestClient, store_url: str
+) -> None:
+    j = Journey(client)
+    j.spin()
+    reader = RecallReader(store_url)
+    try:
+        eventually(lambda: reader.audit_tail(j.player_id, 10), lambda rows: len(rows) >= 5)
+        assert reader.significant_events(10) == []  # all routine so far
+        with reader.datastore.transaction(commit=True) as cursor:
+            db = Sql(cursor, reader.dialect)
+            row = {
+                "position": 10**12,
+                "stream_id": "s",
+                "version": 9,
+                "player_id": j.player_id,
+                "name": "PlayerExcluded",
+                "timestamp": reader.dialect.time(datetime.now(UTC)),
+                "round_id": None,
+                "amount": None,
+                "stake": None,
+                "win": None,
+                "balance_after": None,
+                "prev_hash": None,
+                "hash": None,
+                "data": "{}",
+            }
+            db.insert("view_audit", tuple(row), [row])
+        found = reader.significant_events(10)
+        assert [e["name"] for e in found] == ["PlayerExcluded"]
+    finally:
+        reader.close()
+    signed_in(client, AUDITOR)
+    assert "PlayerExcluded" in client.get("/console").text
