@@ -65,6 +65,66 @@ class InvalidRequestId(RuleViolation):
     code = "invalid_request_id"
 
 
+class ProtectionRefusal(RuleViolation):
+    """A spin or session refused by player protection (domain.protection). Recorded as a
+    ProtectionRefused event in the player's stream; it changes no money and no progress."""
+
+    code = "protection_refusal"
+    session_id = ""
+    retry_after: int | None = None  # seconds, for a Retry-After header
+    details: dict[str, object] | None = None  # more of the answer (e.g. the session)
+
+
+class PlayerExcluded(ProtectionRefusal):
+    code = "player_excluded"
+
+
+class StakeLimit(ProtectionRefusal):
+    code = "stake_limit"
+
+
+class LossLimit(ProtectionRefusal):
+    code = "loss_limit"
+
+
+class RoundTooSoon(ProtectionRefusal):
+    """A spin sooner than the profile's minimum round time after the session's last round."""
+
+    code = "round_too_soon"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class SessionRefusal(ProtectionRefusal):
+    """A refusal that concerns one session (named in the answer)."""
+
+    def __init__(self, session_id: str, message: str) -> None:
+        super().__init__(message)
+        self.session_id = session_id
+
+
+class SessionTimeLimit(SessionRefusal):
+    code = "session_time_limit"
+
+
+class RealityCheckDue(SessionRefusal):
+    code = "reality_check_due"
+
+
+class InvalidLimits(RuleViolation):
+    code = "invalid_limits"
+
+
+class InvalidExclusion(RuleViolation):
+    code = "invalid_exclusion"
+
+
+class InvalidRealityCheck(RuleViolation):
+    code = "invalid_reality_check"
+
+
 class InvalidClientSeed(RuleViolation):
     """A client seed is 0 to 64 printable ASCII characters."""
 

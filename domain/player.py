@@ -54,6 +54,14 @@ from domain.free_rounds import campaign_view, check_free_round, check_grant, is_
 from domain.hashchain import GENESIS, STORED_DIGEST, digest_of
 from domain.identifiers import check_amount, check_player_id, check_request_id, is_player_id
 from domain.progress import NEW_PLAYER, Progress, recorded_progress
+from domain.protection import (
+    EMPTY_GUARD,
+    Profile,
+    check_access,
+    check_round,
+    with_round_settled,
+    with_round_started,
+)
 
 NAMESPACE = UUID("6a0e7d3c-58f4-4b9c-9a51-2f1d6c0b7e11")  # fixed: ids must never change
 RECENT_REQUESTS = 10_000
@@ -107,6 +115,10 @@ class Player(Aggregate):
     # Permanent stored names (domain.event_names): frozen to what the first release wrote.
     TOPIC = "domain.player:Player"
 
+    # Also the class default: a player restored from a snapshot taken before protection
+    # existed has none in its state (its guard is only ever replaced, never changed in place).
+    guard = EMPTY_GUARD
+
     class Event(ChainLink, Aggregate.Event):
         # No TOPIC: never stored, so a subclass that forgets its own fails at import.
         JSON_NATIVE_STATE = True  # every field a JSON value but the timestamp (fast to encode)
@@ -138,6 +150,7 @@ class Player(Aggregate):
         self.round_session = ""  # the session of the round being recorded
         self.free_rounds = {}
         self.chain_head = GENESIS
+        self.guard = EMPTY_GUARD  # player protection (domain.protection), copy-on-write
 
     @classmethod
     def register(cls, player_id: str) -> Player:
@@ -425,6 +438,15 @@ class Player(Aggregate):
         if self.balance - (0 if free else stake) + stake * MAX_WIN_X_STAKE > BALANCE_CAP:
             raise BalanceCap(f"this stake's largest win could take the balance past {BALANCE_CAP}")
 
+    def check_protection(
+        self, session_id: str, stake: int, profile: Profile, now: datetime
+    ) -> None:
+        """Player protection's rules for a spin (ProtectionRefusal), before check_spin's."""
+        at = now.timestamp()
+        check_access(self.guard, session_id, at)
+        if self.session_is_open(session_id):
+            check_round(self.guard, session_id, stake, profile, at)
+
     def spin(
         self,
         session_id: str,
@@ -530,6 +552,12 @@ class Player(Aggregate):
             player.balance = self.balance_after
             player.rounds += 1
             player.round_session = self.session_id
+            player.guard = with_round_started(
+                player.guard,
+                self.session_id,
+                0 if self.free_round else self.stake,
+                self.timestamp.timestamp(),
+            )
             entry = _padded(player.sessions[self.session_id])
             entry[1] += 1
             if self.free_round:
@@ -630,6 +658,7 @@ class Player(Aggregate):
             entry[3] += self.total_win
             player.sessions[player.round_session] = entry
             player.round_session = ""
+            player.guard = with_round_settled(player.guard, self.total_win)
 
     # -- the seamless wallet and free rounds -----------------------------------------------------
 
@@ -756,3 +785,8 @@ def round_event_payload(event: object) -> tuple[str, dict[str, Any]]:
     if isinstance(event, Player.RoundFact):
         return name, dict(event.payload)
     return name, {k: v for k, v in vars(event).items() if k not in _ENVELOPE}
+
+
+# Player protection's events live in their own module; importing it here registers their
+# stored topics wherever players are read.
+from domain import protection_events as _protection_events  # noqa: E402, F401

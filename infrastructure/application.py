@@ -40,6 +40,7 @@ import domain.wallet_account  # noqa: F401 - registers its stored topics for eve
 from domain.errors import (
     PlayerExists,
     PlayerNotFound,
+    ProtectionRefusal,
     RoundNotFound,
     RuleViolation,
     SessionClosed,
@@ -58,6 +59,8 @@ from domain.player import (
     player_aggregate_id,
     round_event_payload,
 )
+from domain.protection import PROFILES, Profile
+from domain.protection_events import check_may_open, protect_session
 from domain.recall import round_view
 from infrastructure import es_compat, fair_sessions
 from infrastructure.async_commit import AsyncGroupCommit
@@ -71,6 +74,7 @@ from infrastructure.persistence import (
 )
 from infrastructure.player_locks import PlayerLocks
 from infrastructure.ports import SessionRef
+from infrastructure.protection_commands import ProtectionCommands, exclusion_view
 from infrastructure.request_keys import RequestKey, issued_keys, recorded_key
 from infrastructure.retry_policy import ATTEMPTS, pause_before
 from infrastructure.run_blocking import at_once, in_this_thread, run_blocking
@@ -147,7 +151,7 @@ def token_key_id(hashed: str) -> UUID:
     return uuid5(NAMESPACE, f"token:{hashed}")
 
 
-class PumpkinApplication(FreeRoundCommands, Application[UUID]):
+class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID]):
     name = "Pumpkin"  # tables: pumpkin_events, pumpkin_snapshots
     snapshotting_intervals = {Player: SNAPSHOT_EVERY}  # noqa: RUF012 - eventsourcing's API
 
@@ -168,6 +172,9 @@ class PumpkinApplication(FreeRoundCommands, Application[UUID]):
         self._session_players: dict[str, str] = {}
         self._token_sessions: dict[str, tuple[str, str]] = {}
         self._async_commit: AsyncGroupCommit | None = None
+        # Player protection: the jurisdiction's profile (set by bootstrap from the settings) and
+        # the clock every protection rule is judged by (tests move it; nothing sleeps).
+        self.profile: Profile = PROFILES["none"]
         self._locks = PlayerLocks()  # commands on one player take turns in this process
         # Called once per retry after a lost write race (the HTTP app counts them).
         self.on_conflict_retry: Callable[[], object] = _ignore
@@ -209,13 +216,22 @@ class PumpkinApplication(FreeRoundCommands, Application[UUID]):
         )
 
     def player_state(self, player_id: str) -> dict[str, Any]:
-        return self._player(player_id).state()
+        player = self._player(player_id)
+        return {**player.state(), **exclusion_view(player, self.clock().timestamp())}
 
     # -- sessions --------------------------------------------------------------------------------
 
-    def open_session(self, player_id: str) -> tuple[str, str]:
+    def open_session(
+        self, player_id: str, reality_check_minutes: object = None
+    ) -> tuple[str, str]:
         for _ in self._attempts():
             player = self._player(player_id)
+            now = self.clock()
+            try:
+                check_may_open(player, now)
+            except ProtectionRefusal as refusal:
+                self._refused(player_id, refusal, "", None)
+                raise
             session_id = uuid4().hex
             token = secrets.token_urlsafe(32)
             hashed = token_hash(token)
@@ -224,6 +240,7 @@ class PumpkinApplication(FreeRoundCommands, Application[UUID]):
                 session_id, hashed, commitment_of(server_seed),
                 self.seed_vault.seal(session_id, server_seed), self.clock(),
             )
+            protect_session(player, session_id, reality_check_minutes, self.profile, now)
             session_key = es_compat.create(
                 SessionKey, SessionKey.Issued, id=UUID(hex=session_id), player_id=player_id,
                 prev_hash="",
@@ -331,8 +348,10 @@ class PumpkinApplication(FreeRoundCommands, Application[UUID]):
         self, session_id: str, stake: int | None, request_id: str, attempt: SpinAttempt
     ) -> dict[str, Any]:
         player_id = self._player_of_session(session_id)
-        result = self._command(
+        result = self._guarded(
             player_id,
+            session_id,
+            stake,
             lambda player: self._play(player, session_id, stake, request_id, attempt),
             request_id,
         )
@@ -355,6 +374,8 @@ class PumpkinApplication(FreeRoundCommands, Application[UUID]):
         recorded = player.spin_replayed(session_id, stake, request_id, attempt.client_seed)
         if recorded is not None:
             return recorded
+        now = self.clock()
+        player.check_protection(session_id, stake, self.profile, now)
         player.check_spin(session_id, stake, free=free_round is not None)
         entry = player.session_entry(session_id)
         if entry is None:
@@ -369,7 +390,7 @@ class PumpkinApplication(FreeRoundCommands, Application[UUID]):
         else:  # opened before commitments: drawn before any event exists, as it always was
             nonce, seed = None, secrets.token_bytes(32)
         player.spin(
-            session_id, stake, request_id, seed, nonce, attempt.client_seed, self.clock(),
+            session_id, stake, request_id, seed, nonce, attempt.client_seed, now,
             free_round=free_round,
         )
         return [event for event in player.pending_events if _in_round(event)]

@@ -13,10 +13,12 @@ import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from fastapi import FastAPI
 
+from domain.protection import Profile, profile_named
 from domain.rules_document import current_rules_document
 from infrastructure.http.app import create_app
 from infrastructure.http.audit_export import AuditExports
@@ -73,9 +75,9 @@ def build_application(settings: Settings) -> Any:
     else:
         key_file = Path(settings.seed_key_file or default_key_file(settings.database_url))
         vault = SeedVault(load_seed_key(configured, key_file))
-    return with_wallet(
-        settings, PumpkinApplication.from_url(settings.database_url, seed_vault=vault)
-    )
+    application = PumpkinApplication.from_url(settings.database_url, seed_vault=vault)
+    application.profile = profile_named(settings.jurisdiction)
+    return with_wallet(settings, application)
 
 
 def build_projection_rounds(settings: Settings) -> Any:
@@ -105,7 +107,7 @@ def build_http_app(
         service=application,
         rounds=rounds,
         verify_player=player_verifier(application),
-        rules_document=current_rules_document,
+        rules_document=rules_with_jurisdiction(profile_named(settings.jurisdiction)),
         operator_key=settings.operator_key.get_secret_value(),
         auditor_key=settings.auditor_key.get_secret_value(),
         metrics=metrics,
@@ -122,6 +124,16 @@ def build_http_app(
         background=getattr(application, "background", ()),
     )
     return create_app(deps, on_shutdown)
+
+
+def rules_with_jurisdiction(profile: Profile) -> Callable[[], dict[str, Any]]:
+    """The rules document with the profile under "jurisdiction" (CONTRACT.md), built once."""
+
+    @cache
+    def document() -> dict[str, Any]:
+        return {**current_rules_document(), "jurisdiction": profile.document()}
+
+    return document
 
 
 def _shared_limiter(settings: Settings) -> RateLimiter:

@@ -19,6 +19,7 @@ from domain.errors import RoundNotFound
 from domain.player import parse_round_id, player_aggregate_id
 from domain.recall import round_view
 from infrastructure.dispute_fair import fairness_section
+from infrastructure.dispute_protection import protection_before
 from infrastructure.event_rows import EventRows
 from infrastructure.replay_check import StreamResult
 from infrastructure.round_check import RecordedEvent, RoundRecord
@@ -66,6 +67,9 @@ def dispute_report(application: Any, round_id: str) -> dict[str, Any]:
         "verification": _verdict(result, record, events),
         "round": played,
         "events": [_event(e) for e in events],
+        "protection": protection_before(
+            application, parsed[0], played["session_id"], record.stake_placed.version
+        ),
     }
 
 

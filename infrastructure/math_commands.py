@@ -13,6 +13,7 @@ from typing import Any
 from domain.board import MAX_LEVEL
 from domain.model import current_model
 from domain.progress import X1, X1_5, X3, halves_of, multiplier_of
+from domain.protection import profile_named
 from domain.rng import SEED_BYTES, keystream
 from domain.rules_document import rules_document
 from infrastructure.simulator import RunSpec, spec_for
@@ -154,11 +155,15 @@ def _text(s: dict[str, Any]) -> str:
 
 
 def rules(json_out: bool) -> int:
-    document = rules_document()
+    from infrastructure.settings import Settings
+
+    jurisdiction = profile_named(Settings().jurisdiction).document()
+    document = {**rules_document(), "jurisdiction": jurisdiction}
     if json_out:
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
         return 0
     lines = [f"Pumpkin — rules document, model {document['model_version']}", ""]
+    lines.append("Jurisdiction: " + ", ".join(f"{k} {v}" for k, v in jurisdiction.items()))
     lines.append("Stakes (minor units): " + ", ".join(map(str, document["stakes"])))
     lines.append("Paylines (row on reels 1-5, row 0 at the top):")
     lines += [

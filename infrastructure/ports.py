@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 
@@ -22,8 +24,11 @@ class GameService(Protocol):
 
     def withdraw(self, player_id: str, amount: int, request_id: str) -> int: ...
 
-    def open_session(self, player_id: str) -> tuple[str, str]:
-        """(session_id, token). The token is shown once; only its hash is stored."""
+    def open_session(
+        self, player_id: str, reality_check_minutes: object = None
+    ) -> tuple[str, str]:
+        """(session_id, token). The token is shown once; only its hash is stored.
+        reality_check_minutes: the player's pick (15, 30, 60) where the profile has checks."""
         ...
 
     def session_for_token(self, token: str) -> SessionRef | None:
@@ -66,3 +71,21 @@ class GameService(Protocol):
         ...
 
     def player_state(self, player_id: str) -> dict[str, Any]: ...
+
+    # -- player protection (CONTRACT.md "Player protection") ----------------------------------
+
+    def limits(self, player_id: str) -> dict[str, Any]:
+        """{limits, pending, excluded, excluded_until}."""
+        ...
+
+    def set_limits(self, player_id: str, requested: Mapping[str, Any]) -> dict[str, Any]:
+        """Tightening at once, loosening or removal 24 hours later; answers as `limits`."""
+        ...
+
+    def exclude(self, player_id: str, until: datetime | None, reason: str) -> dict[str, Any]:
+        """{excluded, excluded_until}; closes the player's open sessions at once."""
+        ...
+
+    def reality_check(self, session_id: str, proceed: bool) -> dict[str, Any]:
+        """The session after the player's answer (False closes it)."""
+        ...

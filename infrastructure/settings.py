@@ -39,6 +39,8 @@ class Settings(BaseSettings):
     token_cache_seconds: float = Field(default=2.0, ge=0.0, le=60.0)
     # `serve` also runs the projections in its own process (the one-command embedded default).
     serve_projections: bool = True
+    # The player-protection profile (domain.protection.PROFILES; CONTRACT.md "Player protection").
+    jurisdiction: Literal["none", "uk", "ontario"] = "none"
     # Signs replay links and console sign-ins (infrastructure/pages/keys.py). Unset: a key made on
     # first use and kept in pages_key_file, so links outlive a restart and workers share it.
     pages_key: SecretStr = SecretStr("")

@@ -47,7 +47,14 @@ def read_stats(
         key = (row["day"], row["state"], row["model_version"])
         tier = {"count": row["count"], "amount": row["amount"]}
         tiers.setdefault(key, {})[row["tier"]] = tier
+    days = " AND ".join(c for c in where if "model_version" not in c)  # protection has none
+    protection = read(
+        f"SELECT day, event, rule, count FROM view_protection WHERE {days} "
+        "ORDER BY day, event, rule",
+        params,
+    )
     return {
+        "protection": [dict(row) for row in protection],
         "buckets": [
             _bucket(row, tiers.get((row["day"], row["state"], row["model_version"]), {}))
             for row in buckets

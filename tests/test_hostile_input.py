@@ -277,6 +277,10 @@ def test_unknown_or_forged_credentials_are_401_everywhere_and_change_nothing(
         ("GET", f"/players/{v.player_id}", None),
         ("GET", f"/rounds/{world.round_id}", None),
         ("GET", f"/audit/players/{v.player_id}/verify", None),
+        ("GET", f"/players/{v.player_id}/limits", None),
+        ("PUT", f"/players/{v.player_id}/limits", {"max_stake": 100}),
+        ("POST", f"/players/{v.player_id}/exclusions", {"until": None, "reason": "forged"}),
+        ("POST", f"/sessions/{v.session_id}/reality-check", {"continue": False}),
     ]
     raw = {name: value.encode("latin-1") for name, value in headers.items()}
     for method, path, body in requests:
@@ -305,6 +309,12 @@ def test_a_player_token_cannot_touch_another_players_things(world: World) -> Non
          "forbidden"),
         ("POST", f"/players/{o.player_id}/sessions", {}, "forbidden"),
         ("GET", f"/audit/players/{o.player_id}/verify", None, "forbidden"),
+        ("GET", f"/players/{v.player_id}/limits", None, "player_not_found"),
+        ("PUT", f"/players/{o.player_id}/limits", {"max_stake": 100}, "forbidden"),
+        ("POST", f"/players/{o.player_id}/exclusions", {"until": None, "reason": "self"},
+         "forbidden"),
+        ("POST", f"/sessions/{v.session_id}/reality-check", {"continue": False},
+         "session_not_found"),
     ]:
         error = refused_and_unchanged(
             world, lambda m=method, p=path, b=body: world.client.request(m, p, json=b, headers=mine)
@@ -333,6 +343,10 @@ def test_sql_and_path_characters_in_ids_are_refused_and_change_nothing(
         ("GET", f"/audit/players/{evil}/verify", None, bearer(AUDITOR)),
         ("POST", f"/sessions/{evil}/spins", {"stake": 100, "request_id": unique("e")}, player),
         ("POST", f"/sessions/{evil}/close", {}, op),
+        ("GET", f"/players/{evil}/limits", None, op),
+        ("PUT", f"/players/{evil}/limits", {"max_stake": 100}, op),
+        ("POST", f"/players/{evil}/exclusions", {"until": None, "reason": "evil"}, op),
+        ("POST", f"/sessions/{evil}/reality-check", {"continue": False}, player),
         ("GET", f"/players/{world.victim.player_id}/rounds?before={evil}&limit=5", None, op),
     ]:
         send = lambda m=method, p=path, b=body, h=headers: world.client.request(  # noqa: E731

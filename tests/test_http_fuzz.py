@@ -79,6 +79,13 @@ BODIES = st.one_of(
             "amount": JSON_VALUES,
             "stake": JSON_VALUES,
             "request_id": JSON_VALUES,
+            "until": JSON_VALUES,
+            "reason": JSON_VALUES,
+            "continue": JSON_VALUES,
+            "reality_check_minutes": JSON_VALUES,
+            "loss_per_day": JSON_VALUES,
+            "session_minutes": JSON_VALUES,
+            "max_stake": JSON_VALUES,
         },
     ),
 )
@@ -95,6 +102,9 @@ BODIES = st.one_of(
             "/players/{p}/sessions",
             "/sessions/{s}/spins",
             "/sessions/{s}/close",
+            "PUT /players/{p}/limits",
+            "/players/{p}/exclusions",
+            "/sessions/{s}/reality-check",
         ]
     ),
     who=st.sampled_from(["operator", "auditor", "player", "nobody"]),
@@ -103,6 +113,7 @@ BODIES = st.one_of(
 def test_arbitrary_bodies_get_a_4xx_in_the_error_shape_never_a_5xx(
     fuzz_client: TestClient, journey: Journey, body: Any, endpoint: str, who: str, raw: bool
 ) -> None:
+    method, _, endpoint = endpoint.rpartition(" ")
     path = endpoint.format(p=journey.player_id, s=journey.session_id)
     headers = {
         "operator": bearer(OPERATOR),
@@ -113,8 +124,11 @@ def test_arbitrary_bodies_get_a_4xx_in_the_error_shape_never_a_5xx(
     content = json.dumps(body, allow_nan=True).encode()
     if raw:
         content = content[: len(content) // 2]  # broken JSON
-    answer = fuzz_client.post(
-        path, content=content, headers={**headers, "Content-Type": "application/json"}
+    answer = fuzz_client.request(
+        method or "POST",
+        path,
+        content=content,
+        headers={**headers, "Content-Type": "application/json"},
     )
     assert answer.status_code < 500, answer.text
     if answer.status_code >= 400:
@@ -129,7 +143,10 @@ def test_arbitrary_bodies_get_a_4xx_in_the_error_shape_never_a_5xx(
     )
 )
 def test_arbitrary_ids_in_paths_never_get_a_5xx(fuzz_client: TestClient, segment: str) -> None:
-    for template in ("/players/{}", "/players/{}/rounds", "/rounds/{}", "/audit/players/{}/verify"):
+    for template in (
+        "/players/{}", "/players/{}/rounds", "/rounds/{}", "/audit/players/{}/verify",
+        "/players/{}/limits",
+    ):
         for secret in (OPERATOR, AUDITOR):
             answer = fuzz_client.get(
                 template.format(quote(segment, safe="")), headers=bearer(secret)

@@ -42,7 +42,10 @@ def test_a_player_journey_creates_funds_plays_reads_and_closes(client: TestClien
         "spins_to_next_level",
         "hold_and_win_multiplier",
         "free_spins_multiplier",
+        "excluded",
+        "excluded_until",
     }
+    assert state["excluded"] is False and state["excluded_until"] is None
 
     recalled = client.get(f"/rounds/{played['round_id']}", headers=bearer(j.token))
     assert recalled.status_code == 200 and recalled.json() == played

@@ -66,6 +66,11 @@ class Caller:
         # answered a replayed request id with the round that request played.
         self._own_session(session_id)
 
+    def may_answer_reality_check(self, session_id: str) -> None:
+        if self.role != "player":
+            raise forbidden("only the session's own token answers its reality check")
+        self._own_session(session_id)
+
     def may_close(self, session_id: str) -> None:
         if self.role == "operator":
             return

@@ -21,6 +21,15 @@ STATUS_BY_CODE: dict[str, int] = {
     "session_closed": 409,
     "request_id_reused": 409,
     "concurrent_update": 409,
+    "stake_limit": 409,
+    "loss_limit": 409,
+    "session_time_limit": 409,
+    "reality_check_due": 409,
+    "player_excluded": 403,
+    "round_too_soon": 429,
+    "invalid_limits": 422,
+    "invalid_exclusion": 422,
+    "invalid_reality_check": 422,
     "invalid_stake": 422,
     "invalid_amount": 422,
     "invalid_player_id": 422,
@@ -71,12 +80,20 @@ def forbidden(message: str = "this role may not do that") -> ApiError:
     return ApiError("forbidden", message)
 
 
-def error_response(code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(
+    code: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    details: dict[str, Any] | None = None,
+) -> JSONResponse:
+    """`details`: more of the answer beside "error" (e.g. the session of reality_check_due)."""
     status = STATUS_BY_CODE.get(code, 400 if code else 500)
     if status == 503:
         headers = {**(headers or {}), "Retry-After": RETRY_AFTER_SECONDS}
     return JSONResponse(
-        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+        {**(details or {}), "error": {"code": code, "message": message}},
+        status_code=status,
+        headers=headers,
     )
 
 
@@ -114,7 +131,10 @@ def answer_for(exc: BaseException, metrics: Metrics) -> JSONResponse:
         code = getattr(exc, "code", "rule_violation")
         if code == "concurrent_update":  # the application's retries all lost the race
             metrics.store_conflicts.inc()
-        return _answer(metrics, code, str(exc) or code.replace("_", " "))
+        retry_after = getattr(exc, "retry_after", None)  # e.g. round_too_soon
+        headers = None if retry_after is None else {"Retry-After": str(retry_after)}
+        details = getattr(exc, "details", None)
+        return _answer(metrics, code, str(exc) or code.replace("_", " "), headers, details)
     if isinstance(exc, RequestValidationError):
         return _answer(metrics, "invalid_request", _validation_message(exc.errors()))
     if isinstance(exc, StarletteHTTPException):
@@ -134,10 +154,14 @@ def answer_for(exc: BaseException, metrics: Metrics) -> JSONResponse:
 
 
 def _answer(
-    metrics: Metrics, code: str, message: str, headers: dict[str, str] | None = None
+    metrics: Metrics,
+    code: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    details: dict[str, Any] | None = None,
 ) -> JSONResponse:
     metrics.errors.labels(code).inc()
-    return error_response(code, message, headers)
+    return error_response(code, message, headers, details)
 
 
 def install_error_handlers(app: FastAPI, metrics: Metrics) -> None:

@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
 
 from infrastructure.http import schema_rules
 
@@ -67,6 +76,12 @@ class Balance(BaseModel):
     balance: int
 
 
+class SessionOpen(Body):
+    """The session open body: the player's reality-check interval where the profile has one."""
+
+    reality_check_minutes: StrictInt | None = None
+
+
 class SessionOpened(BaseModel):
     session_id: str
     token: str
@@ -102,6 +117,8 @@ class PlayerState(BaseModel):
     spins_to_next_level: int | None
     hold_and_win_multiplier: float
     free_spins_multiplier: float
+    excluded: bool = False
+    excluded_until: str | None = None
 
 
 class Round(BaseModel):
@@ -153,3 +170,54 @@ class ErrorDetail(BaseModel):
 
 class ErrorBody(BaseModel):
     error: ErrorDetail
+
+
+class LimitsChange(Body):
+    """Any of the limits: a whole number, or null to remove it (absent: unchanged)."""
+
+    loss_per_day: StrictInt | None = None
+    loss_per_week: StrictInt | None = None
+    loss_per_month: StrictInt | None = None
+    session_minutes: StrictInt | None = None
+    max_stake: StrictInt | None = None
+
+    def requested(self) -> dict[str, int | None]:
+        return {name: getattr(self, name) for name in sorted(self.model_fields_set)}
+
+
+class PendingLimit(BaseModel):
+    limit: str
+    value: int | None
+    effective_at: str
+
+
+class Limits(BaseModel):
+    limits: dict[str, int | None]
+    pending: list[PendingLimit]
+    excluded: bool
+    excluded_until: str | None
+
+
+class ExclusionRequest(Body):
+    """`until` with a zone, or null for a permanent exclusion (it must be given either way)."""
+
+    until: AwareDatetime | None
+    reason: StrictStr = Field(default="", max_length=500)
+
+
+class Exclusion(BaseModel):
+    excluded: bool
+    excluded_until: str | None
+
+
+class RealityCheckAnswer(Body):
+    proceed: StrictBool = Field(alias="continue")
+
+
+class ProtectedSession(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    session_id: str
+    player_id: str
+    open: bool
+    reality_check_due: bool

@@ -17,6 +17,7 @@ from infrastructure.http.models import (
     MoneyMovement,
     NewPlayer,
     PlayerCreated,
+    SessionOpen,
     SessionOpened,
 )
 
@@ -59,9 +60,13 @@ def withdraw(player_id: PlayerId, body: MoneyMovement, caller: CallerDep, deps: 
 
 @router.post("/players/{player_id}/sessions", status_code=201, response_model=SessionOpened)
 def open_session(
-    player_id: PlayerId, caller: CallerDep, deps: Deps, body: OptionalEmpty = None
+    player_id: PlayerId,
+    caller: CallerDep,
+    deps: Deps,
+    body: Annotated[SessionOpen | None, Body()] = None,
 ) -> SessionOpened:
     caller.may_change_money()
-    session_id, token = deps.service.open_session(player_id)
+    minutes = None if body is None else body.reality_check_minutes
+    session_id, token = deps.service.open_session(player_id, minutes)
     commitment = deps.service.session(session_id)["seed_commitment"]
     return SessionOpened(session_id=session_id, token=token, seed_commitment=commitment)

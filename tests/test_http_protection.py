@@ -1,0 +1,164 @@
+"""Player protection over HTTP: every error code, the limits and exclusion answers, the
+reality-check endpoint and the rules document's jurisdiction (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+from http_support import AUDITOR, OPERATOR, Journey, bearer, settings_for
+from protection_support import FakeClock, protected
+
+from infrastructure.application import PumpkinApplication
+from infrastructure.bootstrap import build_http_app
+
+
+@pytest.fixture
+def clock(service: PumpkinApplication) -> FakeClock:
+    return protected(service, "uk")
+
+
+@pytest.fixture
+def client(service: PumpkinApplication, clock: FakeClock) -> Iterator[TestClient]:
+    settings = settings_for().model_copy(update={"jurisdiction": "uk"})
+    with TestClient(build_http_app(settings, service), raise_server_exceptions=False) as client:
+        yield client
+
+
+def _error(response: object, status: int, code: str) -> dict[str, object]:
+    assert response.status_code == status, response.text  # type: ignore[attr-defined]
+    body: dict[str, object] = response.json()  # type: ignore[attr-defined]
+    assert body["error"]["code"] == code  # type: ignore[index]
+    return body
+
+
+def _limits(client: TestClient, journey: Journey, **limits: int | None) -> object:
+    return client.put(
+        f"/players/{journey.player_id}/limits", json=limits, headers=bearer(OPERATOR)
+    )
+
+
+def test_the_rules_document_holds_the_jurisdiction(client: TestClient) -> None:
+    assert client.get("/rules").json()["jurisdiction"] == {
+        "name": "uk", "min_round_seconds": 2.5, "max_stake": 500,
+        "reality_check_minutes": 60, "autoplay": False, "turbo": False,
+    }
+
+
+def test_a_spin_too_soon_is_429_round_too_soon_with_retry_after(
+    client: TestClient, clock: FakeClock
+) -> None:
+    journey = Journey(client)
+    assert journey.spin().status_code == 200
+    clock.move(seconds=0.4)
+    refused = journey.spin()
+    _error(refused, 429, "round_too_soon")
+    assert refused.headers["Retry-After"] == "3"
+
+
+def test_a_stake_above_the_max_stake_is_409_stake_limit(client: TestClient) -> None:
+    _error(Journey(client).spin(stake=600), 409, "stake_limit")
+
+
+def test_a_due_reality_check_is_409_with_the_session_until_answered(
+    client: TestClient, clock: FakeClock
+) -> None:
+    journey = Journey(client)
+    clock.move(minutes=60)
+    refused = _error(journey.spin(), 409, "reality_check_due")
+    assert refused["session"]["session_id"] == journey.session_id  # type: ignore[index]
+    path = f"/sessions/{journey.session_id}/reality-check"
+    assert client.post(path, json={"continue": True}, headers=bearer(OPERATOR)).status_code == 403
+    _error(client.post(path, json={"continue": "yes"}, headers=bearer(journey.token)), 422,
+           "invalid_request")
+    answered = client.post(path, json={"continue": True}, headers=bearer(journey.token))
+    assert answered.status_code == 200, answered.text
+    assert answered.json()["open"] is True and answered.json()["reality_check_due"] is False
+    assert journey.spin().status_code == 200
+    closed = client.post(path, json={"continue": False}, headers=bearer(journey.token))
+    assert closed.json()["open"] is False
+
+
+def test_a_reality_check_interval_outside_15_30_60_is_422(client: TestClient) -> None:
+    journey = Journey(client)
+    opened = client.post(f"/players/{journey.player_id}/sessions",
+                         json={"reality_check_minutes": 45}, headers=bearer(OPERATOR))
+    _error(opened, 422, "invalid_reality_check")
+    opened = client.post(f"/players/{journey.player_id}/sessions",
+                         json={"reality_check_minutes": 15}, headers=bearer(OPERATOR))
+    assert opened.status_code == 201
+
+
+def test_a_spin_past_a_loss_limit_is_409_loss_limit(client: TestClient) -> None:
+    journey = Journey(client)
+    assert _limits(client, journey, loss_per_day=100).status_code == 200
+    _error(journey.spin(stake=200), 409, "loss_limit")
+
+
+def test_a_session_past_its_time_limit_is_409_session_time_limit(
+    client: TestClient, clock: FakeClock
+) -> None:
+    journey = Journey(client)
+    _limits(client, journey, session_minutes=10)
+    clock.move(minutes=10)
+    _error(journey.spin(), 409, "session_time_limit")
+    _error(journey.spin(), 409, "session_time_limit")
+
+
+def test_limits_answer_in_force_pending_and_exclusion(
+    client: TestClient, clock: FakeClock
+) -> None:
+    journey = Journey(client)
+    _limits(client, journey, max_stake=100)
+    answer = _limits(client, journey, max_stake=None, loss_per_week=5000)
+    assert answer.status_code == 200  # type: ignore[attr-defined]
+    assert answer.json() == {  # type: ignore[attr-defined]
+        "limits": {"loss_per_day": None, "loss_per_week": 5000, "loss_per_month": None,
+                   "session_minutes": None, "max_stake": 100},
+        "pending": [{"limit": "max_stake", "value": None,
+                     "effective_at": "2026-03-02T12:00:00+00:00"}],
+        "excluded": False,
+        "excluded_until": None,
+    }
+    path = f"/players/{journey.player_id}/limits"
+    for secret in (journey.token, AUDITOR, OPERATOR):
+        assert client.get(path, headers=bearer(secret)).json() == answer.json()  # type: ignore[attr-defined]
+    _error(client.put(path, json={"max_stake": 5}, headers=bearer(journey.token)), 403,
+           "forbidden")
+    _error(client.put(path, json={"max_stake": -5}, headers=bearer(OPERATOR)), 422,
+           "invalid_limits")
+    _error(client.put(path, json={"max_stake": "5"}, headers=bearer(OPERATOR)), 422,
+           "invalid_request")
+    _error(client.put(path, json={}, headers=bearer(OPERATOR)), 422, "invalid_limits")
+
+
+def test_an_excluded_player_is_403_player_excluded_for_spins_and_sessions(
+    client: TestClient,
+) -> None:
+    journey = Journey(client)
+    excluded = client.post(f"/players/{journey.player_id}/exclusions",
+                           json={"until": "2026-09-01T00:00:00Z", "reason": "break"},
+                           headers=bearer(OPERATOR))
+    assert excluded.status_code == 201, excluded.text
+    assert excluded.json() == {"excluded": True, "excluded_until": "2026-09-01T00:00:00+00:00"}
+    _error(journey.spin(), 403, "player_excluded")
+    _error(client.post(f"/players/{journey.player_id}/sessions", json={},
+                       headers=bearer(OPERATOR)), 403, "player_excluded")
+    state = client.get(f"/players/{journey.player_id}", headers=bearer(OPERATOR)).json()
+    assert state["excluded"] is True
+    assert state["excluded_until"] == "2026-09-01T00:00:00+00:00"
+
+
+def test_an_exclusion_needs_an_aware_time_in_the_future_or_null(client: TestClient) -> None:
+    journey = Journey(client)
+    path = f"/players/{journey.player_id}/exclusions"
+    for until in ("2026-09-01T00:00:00", "tomorrow", [1]):
+        _error(client.post(path, json={"until": until}, headers=bearer(OPERATOR)), 422,
+               "invalid_request")
+    _error(client.post(path, json={"until": "2020-01-01T00:00:00Z"}, headers=bearer(OPERATOR)),
+           422, "invalid_exclusion")
+    _error(client.post(path, json={"reason": "x"}, headers=bearer(OPERATOR)), 422,
+           "invalid_request")
+    permanent = client.post(path, json={"until": None, "reason": "x"}, headers=bearer(OPERATOR))
+    assert permanent.json() == {"excluded": True, "excluded_until": None}
