@@ -61,6 +61,7 @@ from domain.protection import (
     check_round,
     with_round_settled,
     with_round_started,
+    without_session,
 )
 
 NAMESPACE = UUID("6a0e7d3c-58f4-4b9c-9a51-2f1d6c0b7e11")  # fixed: ids must never change
@@ -376,7 +377,8 @@ class Player(Aggregate):
         reason: str = ""  # player, operator, idle, ... ("" before reasons were recorded)
 
         def apply(self, player: Player) -> None:
-            player.sessions.pop(self.session_id, None)
+            player.sessions = {k: v for k, v in player.sessions.items() if k != self.session_id}
+            player.guard = without_session(player.guard, self.session_id, self.reason)
 
     class SeedRevealed(Event):
         """The closed session's server seed, revealed: SHA-256 of it is the commitment."""

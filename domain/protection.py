@@ -277,6 +277,27 @@ def with_reality_check(guard: Guard, session_id: str, at: float) -> Guard:
     return {**guard, "sessions": {**guard["sessions"], session_id: entry}}
 
 
+# Sessions closed by the session time limit stay in the guard (so their spins still answer
+# session_time_limit), the most recent this many; every other closed session leaves it.
+TIME_LIMITED_KEPT = 32
+
+
+def without_session(guard: Guard, session_id: str, reason: str) -> Guard:
+    """The guard once the session closed: its entry goes, so the state stays small however many
+    sessions the player had, but for a session closed by the time limit (kept, bounded)."""
+    sessions: dict[str, list[Any]] = guard["sessions"]
+    entry = sessions.get(session_id)
+    if entry is None:
+        return guard
+    rest = {k: v for k, v in sessions.items() if k != session_id}
+    if reason == SessionTimeLimit.code or entry[4] == SessionTimeLimit.code:
+        marked = [k for k, v in rest.items() if v[4] == SessionTimeLimit.code]
+        for old in marked[: max(0, len(marked) - TIME_LIMITED_KEPT + 1)]:
+            del rest[old]
+        rest[session_id] = [*entry[:4], SessionTimeLimit.code]
+    return {**guard, "sessions": rest}
+
+
 def with_refusal(guard: Guard, session_id: str, rule: str) -> Guard:
     entry = guard["sessions"].get(session_id)
     if entry is None or rule != SessionTimeLimit.code:

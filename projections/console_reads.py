@@ -23,6 +23,17 @@ ROUTINE_EVENTS = (
     "SessionOpened",
     "SessionClosed",
     "Issued",
+    # a session's bookkeeping: its protection, its reveal, its final figures
+    "SessionProtected",
+    "SeedRevealed",
+    "Closed",
+    "RealityCheckAnswered",
+    # the operator's wallet's routine: its balances, debits, credits and their acknowledgements
+    "WalletBalanceReported",
+    "Opened",
+    "DebitRecorded",
+    "CreditOwed",
+    "Acknowledged",
 )
 
 

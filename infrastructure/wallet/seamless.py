@@ -203,6 +203,8 @@ class SeamlessWalletService:
         if free_round is not None:
             check_free_round(player.free_rounds, free_round, self.app.clock())
         player.report_wallet_balance(max(player.balance, paid))  # the funds are the wallet's
+        # Player protection refuses before anything is debited (the round re-checks it).
+        player.check_protection(session_id, paid, self.app.profile, self.app.clock())
         player.check_spin(session_id, paid, free=free_round is not None)
         round_id = round_id_of(player.player_id, player.rounds + 1)
         if free_round is not None:
