@@ -15,9 +15,9 @@ import logging
 import os
 import time
 
-from domain.model import current_model
-from domain.rng import keystream
-from infrastructure.simulator import simulate, spec_for
+from domain.game.model import current_model
+from domain.game.rng import keystream
+from infrastructure.mathtools.simulator import simulate, spec_for
 
 SEED = os.urandom(32)  # one master seed: the 2-worker and the Ray run play the same rounds
 
@@ -30,7 +30,7 @@ def rounds_per_second(
     warm = spec_for(current_model(), level=level, hw_halves=hw, fs_halves=fs,
                     master_seed=os.urandom(32), spins=1000)
     if on_ray:
-        from infrastructure.ray_simulator import simulate_on_ray
+        from infrastructure.mathtools.ray_simulator import simulate_on_ray
 
         simulate_on_ray(warm)  # start Ray and load the kernel on its workers once
         start = time.perf_counter()

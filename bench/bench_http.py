@@ -34,7 +34,7 @@ from typing import Any
 
 import httpx
 
-from infrastructure.persistence import temporary_postgres_database
+from infrastructure.store.persistence import temporary_postgres_database
 
 PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 OPERATOR = "bench-operator-key"

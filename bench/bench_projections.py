@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from infrastructure.application import PumpkinApplication  # noqa: E402
-from infrastructure.persistence import temporary_postgres_database  # noqa: E402
+from infrastructure.store.persistence import temporary_postgres_database  # noqa: E402
 from projections.events import RecordedEvent  # noqa: E402
 from projections.runner import ProjectionsRunner  # noqa: E402
 

@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from domain.protection import PROFILES  # noqa: E402
+from domain.ledger.protection import PROFILES  # noqa: E402
 from infrastructure.application import PumpkinApplication  # noqa: E402
-from infrastructure.persistence import temporary_postgres_database  # noqa: E402
+from infrastructure.store.persistence import temporary_postgres_database  # noqa: E402
 
 ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 SESSIONS = 64

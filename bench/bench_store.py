@@ -31,9 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eventsourcing.application import Repository  # noqa: E402
 
-from domain.player import Player, player_aggregate_id  # noqa: E402
+from domain.ledger.player import Player, player_aggregate_id  # noqa: E402
 from infrastructure.application import PumpkinApplication  # noqa: E402
-from infrastructure.persistence import temporary_postgres_database  # noqa: E402
+from infrastructure.store.persistence import temporary_postgres_database  # noqa: E402
 
 ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 RAW_TABLE = "raw_events"

@@ -24,13 +24,13 @@ from uuid import uuid4
 import psycopg
 from psycopg import sql
 
-from domain.engine import play_round
-from domain.hashchain import event_digest, event_state
-from domain.player import Player, player_aggregate_id
-from domain.progress import NEW_PLAYER
+from domain.game.engine import play_round
+from domain.game.progress import NEW_PLAYER
+from domain.ledger.hashchain import event_digest, event_state
+from domain.ledger.player import Player, player_aggregate_id
 from infrastructure.application import PumpkinApplication
-from infrastructure.event_rows import EventRows
-from infrastructure.verification import verify_store
+from infrastructure.audit.verification import verify_store
+from infrastructure.store.event_rows import EventRows
 
 ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 SAVE_EVERY = 50

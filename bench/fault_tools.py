@@ -25,7 +25,7 @@ from pathlib import Path
 
 import httpx
 
-from infrastructure.persistence import temporary_postgres_database
+from infrastructure.store.persistence import temporary_postgres_database
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"

@@ -30,7 +30,7 @@ class InvalidPlayerId(RuleViolation):
 
 
 class BalanceCap(RuleViolation):
-    """A deposit or a win would take a balance past BALANCE_CAP (domain.player)."""
+    """A deposit or a win would take a balance past BALANCE_CAP (domain.ledger.player)."""
 
     code = "balance_cap"
 
@@ -66,7 +66,7 @@ class InvalidRequestId(RuleViolation):
 
 
 class ProtectionRefusal(RuleViolation):
-    """A spin or session refused by player protection (domain.protection). Recorded as a
+    """A spin or session refused by player protection (domain.ledger.protection). Recorded as a
     ProtectionRefused event in the player's stream; it changes no money and no progress."""
 
     code = "protection_refusal"

@@ -9,8 +9,10 @@ Two commands racing on one player never both commit: the store's unique (id, ver
 the second. The loser reloads, re-validates and tries again, a few
 times; then it gets ConcurrentUpdate, a named error that changed nothing.
 
-Provably fair seeds (domain.fairness, infrastructure.fair_sessions): opening a session draws its
-server seed here and stores it only sealed (infrastructure.seed_vault); each round's seed is
+Provably fair seeds (domain.ledger.fairness, infrastructure.sessions.fair_sessions): opening a
+session draws its
+server seed here and stores it only sealed (infrastructure.sessions.seed_vault); each round's seed
+is
 derived here from it, the session id, the round's nonce and the client seed, and handed to the
 aggregate. A spin that loses the race retries with the NEXT nonce; the attempt it lost is
 recorded (Player.NonceBurned) in the retry's transaction unless a stored round took that nonce.
@@ -36,7 +38,7 @@ from eventsourcing.application import AggregateNotFoundError, Application, Proce
 from eventsourcing.domain import Aggregate, Snapshot
 from eventsourcing.persistence import IntegrityError, Mapper, Recording, StoredEvent
 
-import domain.wallet_account  # noqa: F401 - registers its stored topics for every reader
+import domain.ledger.wallet_account  # noqa: F401 - registers its stored topics for every reader
 from domain.errors import (
     PlayerExists,
     PlayerNotFound,
@@ -46,11 +48,11 @@ from domain.errors import (
     SessionClosed,
     SessionNotFound,
 )
-from domain.event_names import stored_name
-from domain.fairness import check_client_seed, commitment_of, round_seed
-from domain.hashchain import ChainedEvent, Problem, chained, check_chain
-from domain.identifiers import check_player_id
-from domain.player import (
+from domain.ledger.event_names import stored_name
+from domain.ledger.fairness import check_client_seed, commitment_of, round_seed
+from domain.ledger.hashchain import ChainedEvent, Problem, chained, check_chain
+from domain.ledger.identifiers import check_player_id
+from domain.ledger.player import (
     NAMESPACE,
     ROUND_EVENT_NAMES,
     ChainLink,
@@ -59,26 +61,27 @@ from domain.player import (
     player_aggregate_id,
     round_event_payload,
 )
-from domain.protection import PROFILES, Profile
-from domain.protection_events import check_may_open, protect_session
-from domain.recall import round_view
-from infrastructure import es_compat, fair_sessions
-from infrastructure.async_commit import AsyncGroupCommit
-from infrastructure.free_round_commands import FreeRoundCommands, spin_stake
-from infrastructure.json_mapper import JsonNativeMapper
-from infrastructure.persistence import (
+from domain.ledger.protection import PROFILES, Profile
+from domain.ledger.protection_events import check_may_open, protect_session
+from domain.ledger.recall import round_view
+from infrastructure.ports import SessionRef
+from infrastructure.promotions.free_round_commands import FreeRoundCommands, spin_stake
+from infrastructure.protection.commands import ProtectionCommands, exclusion_view
+from infrastructure.sessions import fair_sessions
+from infrastructure.sessions.seed_vault import SeedVault
+from infrastructure.store import es_compat
+from infrastructure.store.async_commit import AsyncGroupCommit
+from infrastructure.store.json_mapper import JsonNativeMapper
+from infrastructure.store.persistence import (
     GroupCommitRecorder,
     ensure_database,
     event_store_env,
     schema_lock,
 )
-from infrastructure.player_locks import PlayerLocks
-from infrastructure.ports import SessionRef
-from infrastructure.protection_commands import ProtectionCommands, exclusion_view
-from infrastructure.request_keys import RequestKey, issued_keys, recorded_key
-from infrastructure.retry_policy import ATTEMPTS, pause_before
-from infrastructure.run_blocking import at_once, in_this_thread, run_blocking
-from infrastructure.seed_vault import SeedVault
+from infrastructure.store.player_locks import PlayerLocks
+from infrastructure.store.request_keys import RequestKey, issued_keys, recorded_key
+from infrastructure.store.retry_policy import ATTEMPTS, pause_before
+from infrastructure.store.run_blocking import at_once, in_this_thread, run_blocking
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
@@ -98,7 +101,7 @@ class ConcurrentUpdate(RuleViolation):
 class SessionKey(Aggregate):
     """session id -> its player. Its id is the session id, so a spin finds its player at once."""
 
-    TOPIC = "infrastructure.application:SessionKey"  # permanent (domain.event_names)
+    TOPIC = "infrastructure.application:SessionKey"  # permanent (domain.ledger.event_names)
 
     class Created(Aggregate.Created):
         TOPIC = "infrastructure.application:SessionKey.Created"  # the library's default, unused
@@ -127,7 +130,7 @@ class SessionKey(Aggregate):
 class TokenKey(Aggregate):
     """SHA-256 of a player token -> its session, so a token is looked up without scanning."""
 
-    TOPIC = "infrastructure.application:TokenKey"  # permanent (domain.event_names)
+    TOPIC = "infrastructure.application:TokenKey"  # permanent (domain.ledger.event_names)
 
     class Created(Aggregate.Created):
         TOPIC = "infrastructure.application:TokenKey.Created"  # the library's default, unused
@@ -341,7 +344,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         self, session_id: str, stake: int | None, request_id: str, client_seed: str = "",
         free_round: str | None = None,
     ) -> dict[str, Any]:
-        """stake None: a free round's (infrastructure/free_round_commands.py)."""
+        """stake None: a free round's (infrastructure/promotions/free_round_commands.py)."""
         return self._spin(session_id, stake, request_id, SpinAttempt(client_seed, free_round))
 
     def _spin(
@@ -403,7 +406,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
 
         When the session and the player are in memory, the round is decided in the loop's
         thread (CPU only: no store access) and committed by the loop's own group commit
-        (infrastructure/async_commit.py), awaited, not blocked on. Anything else (a player not
+        (infrastructure/store/async_commit.py), awaited, not blocked on. Anything else (a player not
         cached, a request id seen before, a refusal to be re-judged on the newest state, a lost
         race) goes to `spin` in a worker thread, which owns every rule and retry. Both ways
         record the same events in one transaction.
@@ -486,7 +489,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
     # -- the chain -------------------------------------------------------------------------------
 
     def player_events(self, player_id: str) -> Iterator[ChainedEvent]:
-        """The player's stream as stored, for the hash-chain check (domain.hashchain)."""
+        """The player's stream as stored, for the hash-chain check (domain.ledger.hashchain)."""
         check_player_id(player_id)
         for event in self.events.get(player_aggregate_id(player_id)):
             yield chained(event, stored_name(type(event)))
@@ -557,7 +560,8 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
     ) -> T:
         """Decide on the player and record what it decided, retrying when a race is lost.
 
-        request_id: the request's durable key (infrastructure/request_keys.py) is recorded with
+        request_id: the request's durable key (infrastructure/store/request_keys.py) is recorded
+        with
         its events, and read only when the save conflicts or the newest state refuses it.
         """
         with self._locks.held(player_id):
@@ -639,7 +643,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         *,
         answer: bool,
     ) -> list[Recording[UUID]]:
-        """The one save path, blocking or async (infrastructure/run_blocking.py): collect the
+        """The one save path, blocking or async (infrastructure/store/run_blocking.py): collect the
         events, record them in one transaction with `insert`, snapshot players from memory
         (`in_worker(self._write_snapshots, due)`), run the library's hooks after recording."""
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
@@ -703,7 +707,8 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
             yield attempt
 
     def _retrying(self, retry: int) -> None:
-        """Count a retry after a lost race (infrastructure.retry_policy) and pause before it."""
+        """Count a retry after a lost race (infrastructure.store.retry_policy) and pause before
+        it."""
         self.on_conflict_retry()
         pause_before(retry)
 

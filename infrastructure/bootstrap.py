@@ -18,8 +18,14 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from domain.protection import Profile, profile_named
-from domain.rules_document import current_rules_document
+from domain.game.rules_document import current_rules_document
+from domain.ledger.protection import Profile, profile_named
+from infrastructure.audit.read_models_access import (
+    ReadYourWritesRounds,
+    RoundSource,
+    WriteSideRounds,
+    player_verifier,
+)
 from infrastructure.http.app import create_app
 from infrastructure.http.audit_export import AuditExports
 from infrastructure.http.deps import AuditReads, HttpDeps
@@ -28,12 +34,6 @@ from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.shared_buckets import SHARED_LIMITS_ENV, SharedBuckets
 from infrastructure.logging import REVEAL, configure_logging, get_logger
 from infrastructure.pages.keys import PageKeys
-from infrastructure.read_sources import (
-    ReadYourWritesRounds,
-    RoundSource,
-    WriteSideRounds,
-    player_verifier,
-)
 from infrastructure.settings import Settings
 
 log = get_logger("pumpkin.bootstrap")
@@ -64,7 +64,7 @@ def build_application(settings: Settings) -> Any:
     from pathlib import Path
 
     from infrastructure.application import PumpkinApplication
-    from infrastructure.seed_vault import SeedVault, default_key_file, load_seed_key
+    from infrastructure.sessions.seed_vault import SeedVault, default_key_file, load_seed_key
     from infrastructure.wallet.wiring import with_wallet
 
     configured = settings.seed_key.get_secret_value()
@@ -203,9 +203,9 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
 def start_sweeper(settings: Settings, application: Any) -> Callable[[], object]:
     """The background closes of idle sessions and the periodic signed checkpoint; returns how
     to stop them."""
-    from infrastructure.checkpoint_commands import signing_key_file
-    from infrastructure.checkpoints import load_signing_key, record_checkpoint
-    from infrastructure.session_sweeper import Sweeper
+    from infrastructure.audit.checkpoint_commands import signing_key_file
+    from infrastructure.audit.checkpoints import load_signing_key, record_checkpoint
+    from infrastructure.sessions.session_sweeper import Sweeper
 
     def checkpoint() -> None:
         key = load_signing_key(signing_key_file(settings))
@@ -223,7 +223,7 @@ def warm_up_engine() -> None:
     """The game kernel compiled (or loaded from its cache) before the first request."""
     import time
 
-    from domain.engine import warm_up
+    from domain.game.engine import warm_up
 
     started = time.perf_counter()
     warm_up()
@@ -235,7 +235,7 @@ def worker_http_app() -> FastAPI:
     the environment, where the parent process has put the keys so every worker shares them; the
     parent, not the workers, runs the projections."""
     _end_with_parent()
-    from infrastructure.server_limits import uvicorn_options
+    from infrastructure.http.server_limits import uvicorn_options
 
     settings = Settings()
     configure_logging(settings.log_format, settings.log_level)
@@ -260,7 +260,8 @@ def settle_heap() -> None:
 
 def _end_with_parent() -> None:
     """Ask Linux to SIGTERM this worker when the `pumpkin serve` process that started it dies,
-    even by SIGKILL (which the supervisor, infrastructure/workers.py, cannot pass on): otherwise
+    even by SIGKILL (which the supervisor, infrastructure/http/workers.py, cannot pass on):
+    otherwise
     the orphaned workers go on serving, holding the port and store connections. Elsewhere:
     nothing."""
     if not sys.platform.startswith("linux"):

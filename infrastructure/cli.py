@@ -95,9 +95,9 @@ def serve(
         settle_heap,
         start_projections_in_process,
     )
-    from infrastructure.key_policy import key_problems
-    from infrastructure.port_guard import PortInUse, refuse_if_port_held
-    from infrastructure.server_limits import uvicorn_options
+    from infrastructure.http.key_policy import key_problems
+    from infrastructure.http.port_guard import PortInUse, refuse_if_port_held
+    from infrastructure.http.server_limits import uvicorn_options
 
     settings = _settings()
     workers = workers or settings.workers
@@ -133,7 +133,7 @@ def serve(
     os.environ["PUMPKIN_AUDITOR_KEY"] = settings.auditor_key.get_secret_value()
     with _store_reachable(settings):
         stop_projections = start_projections_in_process(settings) if with_projections else None
-    from infrastructure.workers import supervise
+    from infrastructure.http.workers import supervise
 
     try:
         supervise(workers, where["host"], where["port"], quiet)
@@ -178,7 +178,7 @@ def simulate(
     Prints RTP with its 99% confidence interval, hit frequency, feature frequencies and the
     largest win.
     """
-    run = _function("infrastructure.math_commands", "simulate")
+    run = _function("infrastructure.mathtools.commands", "simulate")
     _exit_with(run(spins, level, hw_mult, fs_mult, seed, workers, json_out, report, ray))
 
 
@@ -196,7 +196,7 @@ def math_figures(
 ) -> None:
     """Print the computed (not simulated) figures: RTP and its parts, hit frequency, feature
     frequencies, sd and volatility index, max-win odds with their method."""
-    run = _function("infrastructure.math_figures", "math_command")
+    run = _function("infrastructure.mathtools.math_figures", "math_command")
     _exit_with(run(level, hw_mult, fs_mult, json_out, screens))
 
 
@@ -205,7 +205,7 @@ def rules(
     json_out: Annotated[bool, typer.Option("--json", help="Print the document as JSON.")] = False,
 ) -> None:
     """Print the rules document: stakes, paylines, paytable, per-level RTP, max win."""
-    _exit_with(_function("infrastructure.math_commands", "rules")(json_out))
+    _exit_with(_function("infrastructure.mathtools.commands", "rules")(json_out))
 
 
 @app.command()
@@ -218,7 +218,7 @@ def rng(
     The first N bytes of the stream that a round with SEED draws from, for testing labs'
     statistical suites: `pumpkin rng --seed <64 hex> --bytes 1000000 > stream.bin`.
     """
-    _exit_with(_function("infrastructure.math_commands", "rng")(seed, n_bytes))
+    _exit_with(_function("infrastructure.mathtools.commands", "rng")(seed, n_bytes))
 
 
 @app.command()
@@ -241,7 +241,7 @@ def verify(
     """
     settings = _settings()
     _exit_with(
-        _function("infrastructure.verification", "verify_command")(
+        _function("infrastructure.audit.verification", "verify_command")(
             settings, player, json_out, None, checkpoint, public_key
         )
     )
@@ -257,7 +257,7 @@ def checkpoint(
     with the operator's Ed25519 key (PUMPKIN_CHECKPOINT_KEY_FILE)."""
     settings = _settings()
     with _store_reachable(settings):
-        code = _function("infrastructure.checkpoint_commands", "checkpoint_command")(
+        code = _function("infrastructure.audit.checkpoint_commands", "checkpoint_command")(
             settings, out
         )
     _exit_with(code)
@@ -277,7 +277,9 @@ def dispute(
     """
     settings = _settings()
     _exit_with(
-        _function("infrastructure.dispute", "dispute_command")(settings, round_id, out, json_out)
+        _function("infrastructure.audit.dispute", "dispute_command")(
+            settings, round_id, out, json_out
+        )
     )
 
 

@@ -39,7 +39,7 @@ class GameService(Protocol):
         self, session_id: str, stake: int | None, request_id: str, client_seed: str = "",
         free_round: str | None = None,
     ) -> dict[str, Any]:
-        """The whole round, settled, as docs/CONTRACT.md's round (domain.recall.round_view),
+        """The whole round, settled, as docs/CONTRACT.md's round (domain.ledger.recall.round_view),
         with the session's running figures ("session"). free_round: a campaign's free round
         (stake None: the campaign's)."""
         ...

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, PrivateAttr, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from infrastructure.database_url import UnsupportedDatabaseUrl, check_database_url
+from infrastructure.store.database_url import UnsupportedDatabaseUrl, check_database_url
 
 
 def _random_key() -> SecretStr:
@@ -39,20 +39,22 @@ class Settings(BaseSettings):
     token_cache_seconds: float = Field(default=2.0, ge=0.0, le=60.0)
     # `serve` also runs the projections in its own process (the one-command embedded default).
     serve_projections: bool = True
-    # The player-protection profile (domain.protection.PROFILES; CONTRACT.md "Player protection").
+    # The player-protection profile (domain.ledger.protection.PROFILES; CONTRACT.md "Player
+    # protection").
     jurisdiction: Literal["none", "uk", "ontario"] = "none"
     # Signs replay links and console sign-ins (infrastructure/pages/keys.py). Unset: a key made on
     # first use and kept in pages_key_file, so links outlive a restart and workers share it.
     pages_key: SecretStr = SecretStr("")
     pages_key_file: str = "pumpkin-pages.key"
-    # Keeps unrevealed server seeds secret at rest (infrastructure.seed_vault): 64 hex. Unset:
+    # Keeps unrevealed server seeds secret at rest (infrastructure.sessions.seed_vault): 64 hex.
+    # Unset:
     # the key in seed_key_file, generated there at first start.
     seed_key: SecretStr = SecretStr("")
     # Default: next to the SQLite database (`<db>.seed-key`), else ./pumpkin-seed.key.
     seed_key_file: str = ""
     # A session with no spin for this long is closed by the service (its seed revealed).
     session_idle_seconds: float = Field(default=1800.0, gt=0)
-    # The operator's Ed25519 key signing checkpoints (infrastructure.checkpoints). Default:
+    # The operator's Ed25519 key signing checkpoints (infrastructure.audit.checkpoints). Default:
     # next to the SQLite database (`<db>.checkpoint-key`), else ./pumpkin-checkpoint.key.
     checkpoint_key_file: str = ""
     # `serve` records a signed checkpoint this often; 0 = only `pumpkin checkpoint`.

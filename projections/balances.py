@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from domain.progress import NEW_PLAYER
+from domain.game.progress import NEW_PLAYER
 from projections.events import RecordedEvent
 from projections.recorders import Sql, View
 

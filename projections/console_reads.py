@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.facts import ROUND_FACTS
+from domain.game.facts import ROUND_FACTS
 from projections.database import iso_time
 from projections.recorders import Row
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from eventsourcing.postgres import PostgresDatastore
 from eventsourcing.sqlite import SQLiteDatastore
 
-from infrastructure.database_url import is_postgres, postgres_address, sqlite_path
+from infrastructure.store.database_url import is_postgres, postgres_address, sqlite_path
 
 _NAMED_PARAM = re.compile(r"(?<![:\w]):([a-z_][a-z0-9_]*)")
 

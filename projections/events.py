@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from domain.facts import JSON
-from domain.hashchain import digest_of
+from domain.game.facts import JSON
+from domain.ledger.hashchain import digest_of
 
 _ENVELOPE = ("originator_id", "originator_version", "timestamp")
 
@@ -36,7 +36,7 @@ class RecordedEvent:
 
     @functools.cached_property
     def payload(self) -> Mapping[str, JSON]:
-        """The fact's payload as domain.recall reads it (unwrapped if the event nests it)."""
+        """The fact's payload as domain.ledger.recall reads it (unwrapped if the event nests it)."""
         nested = self.data.get("payload")
         return nested if isinstance(nested, Mapping) else self.data
 

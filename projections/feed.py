@@ -17,7 +17,7 @@ from typing import Any
 from eventsourcing.persistence import ApplicationRecorder, ListenNotifySubscription, Notification
 from eventsourcing.postgres import PostgresApplicationRecorder
 
-from infrastructure.es_compat import subscription_stopped, wake_subscription
+from infrastructure.store.es_compat import subscription_stopped, wake_subscription
 
 
 class PollingSubscription(ListenNotifySubscription[ApplicationRecorder]):

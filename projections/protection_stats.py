@@ -10,7 +10,7 @@ from datetime import UTC
 from projections.events import RecordedEvent
 from projections.recorders import Sql, View
 
-# The protection events (domain.protection_events), by name: views never import the domain.
+# The protection events (domain.ledger.protection_events), by name: views never import the domain.
 PROTECTION_EVENTS = frozenset(
     ("LimitsChanged", "Excluded", "SessionProtected", "RealityCheckAnswered", "ProtectionRefused")
 )

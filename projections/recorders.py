@@ -17,7 +17,7 @@ from eventsourcing.postgres import PostgresDatastore, PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 from psycopg.sql import SQL, Composed
 
-from infrastructure.es_compat import insert_tracking
+from infrastructure.store.es_compat import insert_tracking
 from projections.database import POSTGRES, SQLITE, Dialect
 from projections.events import RecordedEvent
 

@@ -7,10 +7,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from domain.recall import round_view
+from domain.ledger.recall import round_view
 from projections.events import RecordedEvent
-from projections.pending import PendingRounds
 from projections.recorders import Sql, View
+from projections.round_assembly import PendingRounds
 
 # A feature is in a round when one of these events is.
 FEATURE_EVENTS = {

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from domain.model import state_key
+from domain.game.model import state_key
 from projections.events import RecordedEvent
-from projections.pending import PendingRounds
 from projections.recorders import Row, Sql, View
+from projections.round_assembly import PendingRounds
 from projections.statistics import played_state
 
 _STEPS = frozenset({10, 12, 15, 20, 25, 30, 40, 50, 60, 70, 80, 90})

@@ -19,8 +19,8 @@ from typing import Any
 import psycopg
 from eventsourcing.persistence import Notification, PersistenceError, Tracking
 
-from infrastructure.database_url import is_postgres
 from infrastructure.logging import get_logger
+from infrastructure.store.database_url import is_postgres
 from projections.database import HasDatabaseUrl, database_url_of, open_datastore
 from projections.events import RecordedEvent, recorded_event
 from projections.feed import EventFeed
@@ -36,7 +36,7 @@ RETRY_AFTER_SECONDS = 1.0
 def open_event_store(url: str) -> Any:
     """The application, for its recorder (the feed), mapper (decoding) and name (tracking)."""
     from infrastructure.application import PumpkinApplication
-    from infrastructure.persistence import ensure_database, event_store_env
+    from infrastructure.store.persistence import ensure_database, event_store_env
 
     ensure_database(url)
     env = event_store_env(url)

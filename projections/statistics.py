@@ -1,7 +1,7 @@
 """Statistics: per day, game state and model version, what was staked and won, which features
 came, jackpots by tier, and the largest wins. A state is the level with its two bonus
 multipliers as the round was played (the rules document's `states`, named by
-domain.model.state_key), so actual RTP (won / staked) reads beside that state's theoretical RTP
+domain.game.model.state_key), so actual RTP (won / staked) reads beside that state's theoretical RTP
 (projections.queries)."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC
 from typing import Any
 
-from domain.model import state_key
-from domain.progress import Progress, unlock_if_due
+from domain.game.model import state_key
+from domain.game.progress import Progress, unlock_if_due
 from projections import free_round_stats
 from projections.events import RecordedEvent
-from projections.pending import PendingRounds
 from projections.recorders import Sql, View
+from projections.round_assembly import PendingRounds
 from projections.rounds import FEATURE_EVENTS, round_features
 
 LARGEST_WINS_KEPT = 100
@@ -99,7 +99,7 @@ class StatisticsView(View):
 
 def played_state(stake_placed: Mapping[str, Any]) -> Progress:
     """The state a round was played in: its player's state before it, with the level the
-    round unlocked first (the engine's own rule, domain.progress)."""
+    round unlocked first (the engine's own rule, domain.game.progress)."""
     before = Progress(
         int(stake_placed["level"]),
         stake_placed["spins_to_next_level"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.rules_document import current_rules_document
+from domain.game.rules_document import current_rules_document
 from projections.free_round_stats import read_free_rounds
 from projections.recorders import Row
 

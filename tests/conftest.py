@@ -16,7 +16,7 @@ from eventsourcing.persistence import StoredEvent
 from fastapi.testclient import TestClient
 
 from infrastructure.application import PumpkinApplication
-from infrastructure.persistence import GroupCommitRecorder, temporary_postgres_database
+from infrastructure.store.persistence import GroupCommitRecorder, temporary_postgres_database
 
 # Services the tests start (in-process or as `pumpkin serve`) keep their seed key here, not in a
 # key file in the working directory (the default for a PostgreSQL store).

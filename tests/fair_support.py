@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from domain.player import Player, player_aggregate_id
+from domain.ledger.player import Player, player_aggregate_id
 from infrastructure.application import PumpkinApplication
 
 

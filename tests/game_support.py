@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from domain.board import BOOSTER_LEVEL, LEVEL_SPINS, MAX_LEVEL
-from domain.model import FEATURE_KEYS, MathModel, current_model
-from domain.progress import X1, X1_5, X3, Progress
-from domain.symbols import BOOSTER, COIN, EMPTY, NGC, PAYING, SCATTER, WILD
+from domain.game.board import BOOSTER_LEVEL, LEVEL_SPINS, MAX_LEVEL
+from domain.game.model import FEATURE_KEYS, MathModel, current_model
+from domain.game.progress import X1, X1_5, X3, Progress
+from domain.game.symbols import BOOSTER, COIN, EMPTY, NGC, PAYING, SCATTER, WILD
 
 _CODES = {name: i for i, name in enumerate(PAYING)} | {
     "WILD": WILD,

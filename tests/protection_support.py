@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from domain.protection import PROFILES
+from domain.ledger.protection import PROFILES
 from infrastructure.application import PumpkinApplication
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

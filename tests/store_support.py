@@ -7,7 +7,7 @@ from typing import Any
 
 import psycopg
 
-from infrastructure.database_url import postgres_address, sqlite_path
+from infrastructure.store.database_url import postgres_address, sqlite_path
 
 
 def run_sql(store_url: str, statement: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

@@ -1,9 +1,10 @@
-"""Format and range rules on request values (domain.identifiers), raised as the domain's named
+"""Format and range rules on request values (domain.ledger.identifiers), raised as the domain's
+named
 errors before a request reaches the service."""
 
 from __future__ import annotations
 
-from domain.identifiers import check_amount, check_player_id, check_request_id
+from domain.ledger.identifiers import check_amount, check_player_id, check_request_id
 
 
 def player_id(value: str) -> str:

@@ -44,7 +44,7 @@ class Metrics:
         )
         self.store_retries = Counter(
             "pumpkin_store_retries",
-            "Retries of commands that lost a write race (infrastructure.retry_policy)",
+            "Retries of commands that lost a write race (infrastructure.store.retry_policy)",
             registry=r,
         )
 

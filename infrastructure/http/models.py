@@ -122,7 +122,7 @@ class PlayerState(BaseModel):
 
 
 class Round(BaseModel):
-    """A settled round, exactly as the spin answered it (domain.recall.round_view)."""
+    """A settled round, exactly as the spin answered it (domain.ledger.recall.round_view)."""
 
     model_config = ConfigDict(extra="allow")
 

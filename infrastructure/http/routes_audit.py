@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import AfterValidator
 
 from domain.errors import RuleViolation
-from domain.identifiers import PLAYER_ID_PATTERN
+from domain.ledger.identifiers import PLAYER_ID_PATTERN
 from infrastructure.http import schema_rules
 from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import AuditReads, Deps, HttpDeps

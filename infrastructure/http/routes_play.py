@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Request
 
-from domain.fairness import check_client_seed
+from domain.ledger.fairness import check_client_seed
 from infrastructure.http import checks
 from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import Deps

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.identifiers import (
+from domain.ledger.identifiers import (
     MAX_AMOUNT,
     PLAYER_ID_CHARS,
     PLAYER_ID_MAX,

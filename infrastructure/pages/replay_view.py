@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.board import JACKPOTS_X_STAKE, PAYLINES
+from domain.game.board import JACKPOTS_X_STAKE, PAYLINES
 
 _KIND = {"base": "Base game spin", "free_spin": "Free spin", "hold_and_win": "Hold & Win"}
 

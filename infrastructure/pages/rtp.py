@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.rules_document import par_results
+from domain.game.rules_document import par_results
 
 Z99 = 2.5758293035489
 

@@ -1,4 +1,4 @@
-"""Loading and saving the players' WalletAccounts (domain/wallet_account.py) on the
+"""Loading and saving the players' WalletAccounts (domain/ledger/wallet_account.py) on the
 application's store: the newest known state cached per player, caught up with the store on
 every load (another process may have written), and a snapshot every SNAPSHOT_EVERY events so
 a cold load replays little."""
@@ -16,9 +16,9 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import IntegrityError
 
-from domain.player import Player
-from domain.wallet_account import WalletAccount, wallet_account_id
-from infrastructure.persistence import GroupCommitRecorder
+from domain.ledger.player import Player
+from domain.ledger.wallet_account import WalletAccount, wallet_account_id
+from infrastructure.store.persistence import GroupCommitRecorder
 
 SNAPSHOT_EVERY = 300
 CACHED = 10_000
@@ -63,7 +63,7 @@ class Accounts:
 
     async def saved_async(self, *aggregates: Any) -> bool:
         """`saved` from an event loop: on PostgreSQL through the loop's own group commit (as
-        the built-in spin saves, infrastructure/async_commit.py), else in a worker thread."""
+        the built-in spin saves, infrastructure/store/async_commit.py), else in a worker thread."""
         app = self.app
         if not isinstance(app.recorder, GroupCommitRecorder):
             return await asyncio.to_thread(self.saved, *aggregates)

@@ -1,6 +1,6 @@
 """The outbox: credits and rollbacks owed to the operator's wallet, sent until it answers 200.
 
-What is owed is in the event store (WalletAccount streams, domain/wallet_account.py), never
+What is owed is in the event store (WalletAccount streams, domain/ledger/wallet_account.py), never
 only in memory, so any process that is alive finishes what another began: every `serve`
 process runs `Outbox.run` in its event loop. It follows the store's notification log
 (WalletAccount topics only) to learn which players' accounts may owe something, then for each:
@@ -27,8 +27,8 @@ from uuid import UUID, uuid4
 
 from prometheus_client import CollectorRegistry, Gauge
 
-from domain.wallet_account import WALLET_EVENT_TOPICS, WalletAccount
-from infrastructure.notification_tail import NotificationTail
+from domain.ledger.wallet_account import WALLET_EVENT_TOPICS, WalletAccount
+from infrastructure.store.notification_tail import NotificationTail
 from infrastructure.wallet.accounts import Accounts
 from infrastructure.wallet.client import WalletClient
 from infrastructure.wallet.errors import WalletUnknownOutcome

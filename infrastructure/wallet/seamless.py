@@ -25,14 +25,14 @@ from typing import Any
 from uuid import uuid4
 
 from domain.errors import InsufficientFunds, RuleViolation
-from domain.fairness import check_client_seed
-from domain.free_rounds import check_free_round
-from domain.player import Player, player_aggregate_id, round_event_payload, round_id_of
-from domain.recall import round_view
-from domain.wallet_account import WalletAccount
+from domain.ledger.fairness import check_client_seed
+from domain.ledger.free_rounds import check_free_round
+from domain.ledger.player import Player, player_aggregate_id, round_event_payload, round_id_of
+from domain.ledger.recall import round_view
+from domain.ledger.wallet_account import WalletAccount
 from infrastructure.application import ConcurrentUpdate, SpinAttempt
-from infrastructure.free_round_commands import spin_stake
-from infrastructure.request_keys import issued_keys
+from infrastructure.promotions.free_round_commands import spin_stake
+from infrastructure.store.request_keys import issued_keys
 from infrastructure.wallet.accounts import Accounts
 from infrastructure.wallet.client import WalletClient
 from infrastructure.wallet.errors import (
@@ -333,7 +333,7 @@ class SeamlessWalletService:
             int(played["total_win"]), attempt.free_round,
         )
         [credit] = [i for i in account.owed_items() if i["transaction_id"] == credit_id]
-        # The request's durable key (infrastructure/request_keys.py) is saved with the round.
+        # The request's durable key (infrastructure/store/request_keys.py) is saved with the round.
         return played, credit, (player, account, *issued_keys(player, request_id))
 
     def _replayed(self, player_id: str, start_version: int) -> dict[str, Any]:

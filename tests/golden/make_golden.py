@@ -28,10 +28,11 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from infrastructure import application  # noqa: E402
-from infrastructure.application import PumpkinApplication  # noqa: E402
 from infrastructure.persistence import temporary_postgres_database  # noqa: E402
 from infrastructure.verification import verify_store  # noqa: E402
+
+from infrastructure import application  # noqa: E402
+from infrastructure.application import PumpkinApplication  # noqa: E402
 
 SQLITE_FILE = HERE / "store.sqlite.gz"
 PG_DUMP_FILE = HERE / "store.sql.gz"

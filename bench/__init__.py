@@ -1,0 +1,1 @@
+"""Benchmarks and the fault tools the soak and the end-to-end tests share."""

@@ -1,0 +1,1 @@
+"""The slot's math: board, symbols, model data, random stream, kernel, engine."""

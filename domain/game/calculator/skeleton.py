@@ -1,0 +1,230 @@
+# mypy: disable-error-code="no-untyped-def"
+"""Exact expectations over a spin's skeleton: everything that lands apart from the free cells.
+
+A normal-game screen is its skeleton (the scatter rows of reels 1, 3 and 5, the Normal Game
+Collector's place, the Booster's place and bonus, the Wild Reels) plus its free cells, which land
+independently from the cell weights. Every skeleton is enumerated with its probability (the
+kernel's draws, in the kernel's order: scatters, cells, Collector, Booster, then Wild Reels
+overwrite whole reels); given a skeleton each line's cells are independent, each reel's coins are
+binomial, and the scatters, the Collector and the Booster that survive are known. Approximation:
+the 12-coin cap is left out (a 13th coin has probability below 1e-12).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from domain.game.board import PAYLINES
+from domain.game.calculator.features import hold_and_win_moments, wild_mask_chance
+
+_LINES = np.array(PAYLINES, dtype=np.int64)
+_FREE = 0
+_WILD = 1
+_OTHER = 2
+_X3 = 6
+
+# accumulator slots of base_skeletons
+S_FS = 0  # P(Free Spins)
+S_HW = 1  # P(Hold & Win)
+S_COLLECTED = 2  # E[Normal Game Collector pays], units
+S_HW_MEAN = 3  # E[Hold & Win pays], units (multiplier applied)
+S_HW_SECOND = 4
+S_FS_MEAN = 5  # E[Free Spins pays], units (multiplier applied)
+S_FS_SECOND = 6
+S_BOOSTER = 7  # P(a Booster stays on the screen)
+S_WILD_REELS = 8
+S_COLLECTOR = 9  # P(a Normal Game Collector stays on the screen)
+N_S = 10
+
+
+@njit(cache=True)
+def _line_codes(status, patterns, p):
+    for line in range(10):
+        code = 0
+        base = 1
+        for reel in range(5):
+            code += status[reel * 3 + _LINES[line, reel]] * base
+            base *= 3
+        patterns[line, code] += p
+
+
+@njit(cache=True)
+def _screen(
+    status, scatter, ngc_cell, booster_cell, bonus, mask, p, level, hw_h, fs_h, g, out, patterns
+):
+    """Accumulate one skeleton (before Wild Reels) under Wild Reels `mask`, probability p."""
+    st = status.copy()
+    scatters = 0
+    free_per_reel = np.zeros(5, dtype=np.int64)
+    for reel in range(5):
+        for row in range(3):
+            i = reel * 3 + row
+            if mask & (1 << reel):
+                st[i] = _WILD
+            else:
+                if scatter[i]:
+                    scatters += 1
+                if st[i] == _FREE:
+                    free_per_reel[reel] += 1
+    _line_codes(st, patterns, p)
+    hw, fs = hw_h, fs_h
+    if booster_cell >= 0 and not mask & (1 << (booster_cell // 3)):
+        out[S_BOOSTER] += p
+        if bonus == 0:
+            hw = min(hw + 1, _X3)
+        else:
+            fs = min(fs + 1, _X3)
+    if mask:
+        out[S_WILD_REELS] += p
+    free = free_per_reel.sum()
+    if ngc_cell >= 0 and not mask & (1 << (ngc_cell // 3)):
+        out[S_COLLECTOR] += p
+        out[S_COLLECTED] += p * free * g.coin_mean
+    stats = np.empty((5, 6))
+    for reel in range(5):
+        stats[reel] = g.reel_stats[free_per_reel[reel]]
+    p_hw, c1, c2 = hold_and_win_moments(stats, level, g.respin_mean, g.respin_second)
+    out[S_HW] += p * p_hw
+    out[S_HW_MEAN] += p * c1 * hw / 2
+    out[S_HW_SECOND] += p * c2 * hw * hw / 4
+    if scatters == 3:
+        out[S_FS] += p
+        out[S_FS_MEAN] += p * g.fs_mean * fs / 2
+        out[S_FS_SECOND] += p * g.fs_second * fs * fs / 4
+
+
+@njit(cache=True)
+def _with_wild_reels(status, scatter, ngc, booster, bonus, p, level, hw, fs, g, out, patterns):
+    for mask in range(32 if level >= 1 else 1):
+        q = wild_mask_chance(mask, g.p_wild, g.wild_counts) if level >= 1 else 1.0
+        if q > 0.0:
+            _screen(
+                status, scatter, ngc, booster, bonus, mask, p * q, level, hw, fs, g, out, patterns
+            )
+
+
+@njit(cache=True)
+def base_skeletons(level, hw_h, fs_h, g):
+    """Enumerate every normal-game skeleton; returns (accumulators, line patterns)."""
+    out = np.zeros(N_S)
+    patterns = np.zeros((10, 243))
+    status = np.zeros(15, dtype=np.int64)
+    scatter = np.zeros(15, dtype=np.int64)
+    booster_on = level >= 5 and (hw_h < _X3 or fs_h < _X3)
+    for s0 in range(-1, 3):
+        for s2 in range(-1, 3):
+            for s4 in range(-1, 3):
+                p = 1.0
+                status[:] = _FREE
+                scatter[:] = 0
+                for reel, row in ((0, s0), (2, s2), (4, s4)):
+                    if row < 0:
+                        p *= 1.0 - g.p_scatter
+                    else:
+                        p *= g.p_scatter / 3
+                        status[reel * 3 + row] = _OTHER
+                        scatter[reel * 3 + row] = 1
+                reels_for_ngc = 5
+                if g.kernel >= 2:  # kernel 2: the Collector lands on a reel with no scatter
+                    reels_for_ngc = 2 + (s0 < 0) + (s2 < 0) + (s4 < 0)
+                for ngc in range(-1, 10 if level >= 3 else 0):
+                    st = status.copy()
+                    sc = scatter.copy()
+                    if ngc < 0:
+                        q = 1.0 - g.p_collector if level >= 3 else 1.0
+                        ngc_cell = -1
+                    else:
+                        reel = ngc // 2
+                        ngc_cell = reel * 3 + ngc % 2
+                        if g.kernel >= 2 and scatter[reel * 3 : reel * 3 + 3].sum() > 0:
+                            continue
+                        q = g.p_collector / (2 * reels_for_ngc)
+                        for i in (ngc_cell, ngc_cell + 1):
+                            st[i] = _OTHER
+                            sc[i] = 0  # the Collector covers a scatter under it
+                    if not booster_on:
+                        _with_wild_reels(
+                            st, sc, ngc_cell, -1, 0, p * q, level, hw_h, fs_h, g, out, patterns
+                        )
+                        continue
+                    _with_wild_reels(
+                        st,
+                        sc,
+                        ngc_cell,
+                        -1,
+                        0,
+                        p * q * (1.0 - g.p_booster),
+                        level,
+                        hw_h,
+                        fs_h,
+                        g,
+                        out,
+                        patterns,
+                    )
+                    free = 0
+                    for i in range(15):
+                        if st[i] == _FREE:
+                            free += 1
+                    for cell in range(15):
+                        if st[cell] != _FREE:
+                            continue
+                        for bonus in range(2):
+                            if hw_h < _X3 and fs_h < _X3:
+                                share = 0.5
+                            elif (bonus == 0) == (hw_h < _X3):
+                                share = 1.0
+                            else:
+                                continue
+                            bt = st.copy()
+                            bt[cell] = _OTHER
+                            pb = p * q * g.p_booster / free * share
+                            _with_wild_reels(
+                                bt,
+                                sc,
+                                ngc_cell,
+                                cell,
+                                bonus,
+                                pb,
+                                level,
+                                hw_h,
+                                fs_h,
+                                g,
+                                out,
+                                patterns,
+                            )
+    return out, patterns
+
+
+@njit(cache=True)
+def free_spin_skeletons(level, p_scatter, p_wild, wild_counts):
+    """A free spin's skeletons: (line patterns, P(2 scatters stay), P(3 stay),
+    per-pattern E[line pays x scatters] needs the joint: patterns_by_scatters[c, line, code])."""
+    patterns = np.zeros((4, 10, 243))
+    status = np.zeros(15, dtype=np.int64)
+    for s0 in range(-1, 3):
+        for s2 in range(-1, 3):
+            for s4 in range(-1, 3):
+                p = 1.0
+                status[:] = _FREE
+                for reel, row in ((0, s0), (2, s2), (4, s4)):
+                    if row < 0:
+                        p *= 1.0 - p_scatter
+                    else:
+                        p *= p_scatter / 3
+                        status[reel * 3 + row] = _OTHER
+                for mask in range(32 if level >= 1 else 1):
+                    q = wild_mask_chance(mask, p_wild, wild_counts) if level >= 1 else 1.0
+                    if q == 0.0:
+                        continue
+                    st = status.copy()
+                    scatters = 0
+                    for reel in range(5):
+                        for row in range(3):
+                            i = reel * 3 + row
+                            if mask & (1 << reel):
+                                st[i] = _WILD
+                            elif st[i] == _OTHER:
+                                scatters += 1
+                    _line_codes(st, patterns[scatters], p * q)
+    return patterns

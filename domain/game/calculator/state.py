@@ -1,0 +1,242 @@
+"""One state's figures, assembled from the exact enumerations, the Hold & Win chain, Wald's
+identity for Free Spins, and the screen sample for what needs whole screens."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from domain.game import state_vector as L
+from domain.game.board import MAX_WIN_X_STAKE
+from domain.game.calculator import sampler as S
+from domain.game.calculator.hold_and_win import coin_units, reel_start_stats, respins
+from domain.game.calculator.lines import cell_distribution, pattern_expectations
+from domain.game.calculator.skeleton import (
+    S_BOOSTER,
+    S_COLLECTED,
+    S_COLLECTOR,
+    S_FS,
+    S_FS_MEAN,
+    S_HW,
+    S_HW_MEAN,
+    S_WILD_REELS,
+    base_skeletons,
+    free_spin_skeletons,
+)
+from domain.game.model import MathModel, state_key
+from domain.game.rng import new_generator
+from domain.game.state_vector import LINE_BET_UNITS, UNITS_PER_STAKE
+from domain.game.symbols import PAYING
+
+VOLATILITY_Z = 1.645
+DEFAULT_SCREENS = 1_000_000
+
+
+class Inputs(NamedTuple):
+    """What the compiled enumeration and sampler read (a numba-friendly record)."""
+
+    p_scatter: float
+    p_wild: float
+    wild_counts: np.ndarray
+    p_collector: float
+    p_booster: float
+    p_activation: float
+    p_clover: float
+    kernel: int  # the model's kernel version: its rules that changed
+    coin_mean: float  # E[coin value of a free cell], units
+    reel_stats: np.ndarray  # by free cells on a reel: see hold_and_win.reel_start_stats
+    respin_mean: np.ndarray
+    respin_second: np.ndarray
+    fs_mean: float  # E[Free Spins pays] of an award of 10 at multiplier 1, units
+    fs_second: float
+    fs_zero: float  # P(an award of 10 pays nothing)
+
+
+@dataclass(frozen=True)
+class StateMath:
+    key: str
+    rtp: float
+    rtp_standard_error: float
+    rtp_parts: dict[str, float]
+    hit_frequency: float
+    hit_frequency_standard_error: float
+    free_spins_frequency: float
+    hold_and_win_frequency: float
+    feature_frequencies: dict[str, float]
+    average_free_spins: float
+    sd: float
+    sd_standard_error: float
+    base_lines_sd: float  # the normal game's line pays alone (all the normal game pays at level 0)
+    volatility_index: float
+    max_win_odds: dict[str, Any]
+    method: dict[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "state": self.key,
+            "rtp": self.rtp,
+            "rtp_standard_error": self.rtp_standard_error,
+            "rtp_parts": self.rtp_parts,
+            "hit_frequency": self.hit_frequency,
+            "hit_frequency_standard_error": self.hit_frequency_standard_error,
+            "free_spins_frequency": self.free_spins_frequency,
+            "free_spins_one_in": 1 / self.free_spins_frequency,
+            "hold_and_win_frequency": self.hold_and_win_frequency,
+            "hold_and_win_one_in": 1 / self.hold_and_win_frequency,
+            "feature_frequencies": self.feature_frequencies,
+            "average_free_spins": self.average_free_spins,
+            "sd": self.sd,
+            "sd_standard_error": self.sd_standard_error,
+            "base_lines_sd": self.base_lines_sd,
+            "volatility_index": self.volatility_index,
+            "max_win_odds": self.max_win_odds,
+            "method": self.method,
+        }
+
+
+def _mean_and_error(sums: np.ndarray, index: int, width: int, n: int) -> tuple[float, float]:
+    mean = float(sums[index]) / n
+    variance = max(0.0, float(sums[width + index]) / n - mean * mean)
+    return mean, math.sqrt(variance / n)
+
+
+def _seed(label: str) -> bytes:
+    return hashlib.sha256(f"pumpkin-math:{label}".encode()).digest()
+
+
+def state_math(
+    model: MathModel, level: int, hw_halves: int, fs_halves: int, screens: int = DEFAULT_SCREENS
+) -> StateMath:
+    d = model.definition
+    key = state_key(level, hw_halves, fs_halves)
+    table = model.state(level, hw_halves, fs_halves)
+    params = model.params(level, hw_halves, fs_halves)
+    paytable = np.array([d["paytable"][s] for s in PAYING], dtype=np.float64)
+    wr = np.array(d["wild_reels_count_weights"], dtype=np.float64)
+    wild_counts = wr / wr.sum()
+    unit = float(UNITS_PER_STAKE)
+
+    # Free Spins: one spin exactly by its skeletons, then Wald's identity over the retriggers.
+    by_scatters = free_spin_skeletons(
+        level, params[L.P_FS_SCATTER] / 1e6, params[L.P_FS_WILD_REELS] / 1e6, wild_counts
+    )
+    fs_pays = pattern_expectations(paytable, cell_distribution(d["free_spin_weights"]))
+    line_by_c = [float((by_scatters[c] * fs_pays).sum()) * LINE_BET_UNITS for c in range(4)]
+    p2 = float(by_scatters[2, 0].sum())
+    p3 = float(by_scatters[3, 0].sum())
+    fs_n = max(1, screens // 4)
+    fs_sums = S.free_spin_sums(new_generator(_seed(key + ":free-spins")), params, level, fs_n)
+    fs_clover, fs_clover_se = _mean_and_error(fs_sums, S.F_CLOVER, S.N_F, fs_n)
+    x1 = sum(line_by_c) + fs_clover
+    x2 = float(fs_sums[S.F_SQUARE]) / fs_n
+    xc = 5 * line_by_c[2] + 10 * line_by_c[3]
+    children = 5 * p2 + 10 * p3
+    t1 = x1 / (1 - children)
+    t2 = (x2 + 2 * xc * t1 + (20 * p2 + 90 * p3) * t1 * t1) / (1 - children)
+    q0, q5, q10 = (float(fs_sums[i]) / fs_n for i in (S.F_ZERO_0, S.F_ZERO_5, S.F_ZERO_10))
+    g_zero = 0.0
+    for _ in range(200):
+        g_zero = q0 + q5 * g_zero**5 + q10 * g_zero**10
+
+    coin = d["base_weights"][-1] / sum(d["base_weights"])
+    mu, var = coin_units(d["coin_value_weights"])
+    activation = table["activation_ppm"] / 1e6
+    chain = respins(d, level, int(params[L.P_HW_ACTIVATION]))
+    inputs = Inputs(
+        p_scatter=table["scatter_ppm"] / 1e6,
+        p_wild=table["wild_reels_ppm"] / 1e6,
+        wild_counts=wild_counts,
+        p_collector=table["collector_ppm"] / 1e6,
+        p_booster=table["booster_ppm"] / 1e6,
+        p_activation=activation,
+        p_clover=table["clover_ppm"] / 1e6,
+        kernel=int(d["engine"]["kernel"]),
+        coin_mean=coin * mu,
+        reel_stats=np.array([reel_start_stats(n, coin, activation, mu, var) for n in range(4)]),
+        respin_mean=chain.mean,
+        respin_second=chain.second,
+        fs_mean=10 * t1,
+        fs_second=10 * t2 + 90 * t1 * t1,
+        fs_zero=g_zero**10,
+    )
+
+    # The normal game: every skeleton exactly; then the screen sample.
+    acc, patterns = base_skeletons(level, hw_halves, fs_halves, inputs)
+    base_pays = pattern_expectations(paytable, cell_distribution(d["base_weights"]))
+    lines = float((patterns * base_pays).sum()) * LINE_BET_UNITS
+    sums = S.base_sums(
+        new_generator(_seed(key + ":normal-game")),
+        params,
+        level,
+        hw_halves,
+        fs_halves,
+        screens,
+        inputs,
+    )
+    clover, clover_se = _mean_and_error(sums, S.B_CLOVER, S.N_B, screens)
+    square, square_se = _mean_and_error(sums, S.B_SQUARE, S.N_B, screens)
+    zero, zero_se = _mean_and_error(sums, S.B_ZERO, S.N_B, screens)
+    lines_second = float(sums[S.N_B + S.B_LINES]) / screens / unit**2
+
+    parts = {
+        "base_lines": lines / unit,
+        "normal_game_collector": float(acc[S_COLLECTED]) / unit,
+        "clover_moon_swap": clover / unit,
+        "hold_and_win": float(acc[S_HW_MEAN]) / unit,
+        "free_spins": float(acc[S_FS_MEAN]) / unit,
+    }
+    rtp = sum(parts.values())
+    fs_share = parts["free_spins"] * (fs_clover_se / x1 if x1 else 0.0)
+    rtp_se = math.hypot(clover_se / unit, fs_share)
+    second = square / unit**2
+    sd = math.sqrt(max(0.0, second - rtp * rtp))
+    sd_se = square_se / unit**2 / (2 * sd) if sd else 0.0
+    return StateMath(
+        key=key,
+        rtp=rtp,
+        rtp_standard_error=rtp_se,
+        rtp_parts=parts,
+        hit_frequency=1.0 - zero,
+        hit_frequency_standard_error=zero_se,
+        free_spins_frequency=float(acc[S_FS]),
+        hold_and_win_frequency=float(acc[S_HW]),
+        feature_frequencies={
+            "wild_reels": float(acc[S_WILD_REELS]),
+            "normal_game_collector": float(acc[S_COLLECTOR]),
+            "booster": float(acc[S_BOOSTER]),
+        },
+        average_free_spins=10 / (1 - children),
+        sd=sd,
+        sd_standard_error=sd_se,
+        base_lines_sd=math.sqrt(max(0.0, lines_second - (lines / unit) ** 2)),
+        volatility_index=VOLATILITY_Z * sd,
+        max_win_odds=_cantelli(rtp, sd),
+        method={
+            "base_lines": "exact: every skeleton enumerated, lines in closed form",
+            "normal_game_collector": "exact: expectation over skeletons",
+            "hold_and_win": "exact: Markov chain over (collectors, respins left)",
+            "free_spins": "exact lines and retriggers (Wald's identity); its Clover Moon Swap part "
+            f"from {fs_n:,} sampled free-spin screens",
+            "clover_moon_swap": f"{screens:,} sampled screens, every swap averaged exactly",
+            "hit_frequency": f"{screens:,} sampled screens, all that follows averaged exactly",
+            "sd": f"{screens:,} sampled screens, all that follows averaged exactly",
+        },
+    )
+
+
+def _cantelli(mean: float, sd: float) -> dict[str, Any]:
+    """An upper bound that holds for any distribution with this mean and deviation (Cantelli's
+    one-sided inequality): P(W >= cap) <= sd^2 / (sd^2 + (cap - mean)^2)."""
+    t = MAX_WIN_X_STAKE - mean
+    bound = sd * sd / (sd * sd + t * t)
+    return {
+        "x_stake": MAX_WIN_X_STAKE,
+        "probability_at_most": bound,
+        "one_in_at_least": 1 / bound,
+        "method": "Cantelli's one-sided inequality from the computed mean and standard deviation "
+        "(a bound that holds for any distribution; the true odds are longer)",
+    }

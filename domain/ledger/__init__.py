@@ -1,0 +1,1 @@
+"""The player's ledger: the Player aggregate, its hash chain and game recall."""

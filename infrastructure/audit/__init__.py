@@ -1,0 +1,1 @@
+"""The regulator's tools: replay and verify, round checks, disputes."""

@@ -1,0 +1,160 @@
+"""`pumpkin dispute ROUND_ID --out FILE [--json]`: everything about one round, for a regulator
+with no access to the service: the state before, the stake, the seed and model version, every
+step with its screen, line wins with their paylines, collections and feature states, the
+settlement arithmetic, and the verdict (re-derivation by the engine, and the round's place in
+its stream's hash chain). HTML by default (infrastructure.audit.dispute_html), JSON with --json.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from domain.errors import RoundNotFound
+from domain.game.board import MAX_WIN_X_STAKE, PAYLINES
+from domain.ledger.player import parse_round_id, player_aggregate_id
+from domain.ledger.recall import round_view
+from infrastructure.audit.dispute_fair import fairness_section
+from infrastructure.audit.dispute_protection import protection_before
+from infrastructure.audit.round_check import RecordedEvent, RoundRecord
+from infrastructure.audit.stream_check import StreamResult
+from infrastructure.audit.verification import check_stream
+from infrastructure.store.event_rows import EventRows
+
+STATE_FIELDS = ("level", "spins_to_next_level", "hold_and_win_multiplier",
+                "free_spins_multiplier")
+
+
+def dispute_report(application: Any, round_id: str) -> dict[str, Any]:
+    """The whole report of one round as a JSON-ready dict."""
+    parsed = parse_round_id(round_id)
+    if parsed is None:
+        raise RoundNotFound(f"no round {round_id!r}")
+    stream = str(player_aggregate_id(parsed[0]))
+    result = check_stream(application, EventRows(application), stream, capture_round=round_id)
+    record = result.captured
+    if record is None or record.settled is None:
+        raise RoundNotFound(
+            f"no complete round {round_id!r} in a stream that replays up to it "
+            "(run `pumpkin verify --player` for the reasons)"
+        )
+    events = [record.stake_placed, *record.facts, record.settled]
+    played = round_view((e.name, e.payload) for e in events)
+    return {
+        "report": "Pumpkin RGS dispute report",
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "round_id": round_id,
+        "player_id": parsed[0],
+        "state_before": {
+            "balance": played["balance_before"],
+            **{name: record.stake_placed.payload.get(name) for name in STATE_FIELDS},
+        },
+        "state_after": {
+            "balance": played["balance_after"],
+            **{name: record.settled.payload.get(name) for name in STATE_FIELDS},
+        },
+        "stake": played["stake"],
+        "seed": played["seed"],
+        "model_version": played["model_version"],
+        "session_id": played["session_id"],
+        "fairness": fairness_section(application, played),
+        "steps": [_step(i, step) for i, step in enumerate(played["steps"])],
+        "settlement": settlement(played),
+        "verification": _verdict(result, record, events),
+        "round": played,
+        "events": [_event(e) for e in events],
+        "protection": protection_before(
+            application, parsed[0], played["session_id"], record.stake_placed.version
+        ),
+    }
+
+
+def _step(index: int, step: dict[str, Any]) -> dict[str, Any]:
+    shown = dict(step)
+    shown["index"] = index
+    shown["line_wins"] = [
+        {**win, "payline": list(PAYLINES[int(win["line"]) - 1]),
+         "cells": [[reel + 1, row] for reel, row in enumerate(PAYLINES[int(win["line"]) - 1])]}
+        for win in step.get("line_wins", [])
+    ]
+    return shown
+
+
+def settlement(played: dict[str, Any]) -> dict[str, Any]:
+    """The arithmetic a reader can redo: steps' wins summed (capped), then the balance."""
+    step_wins = [int(step.get("win", 0)) for step in played["steps"]]
+    summed = sum(step_wins)
+    cap = MAX_WIN_X_STAKE * int(played["stake"])
+    capped = min(summed, cap)
+    before, stake, total = played["balance_before"], played["stake"], played["total_win"]
+    expected_after = before - stake + total
+    return {
+        "balance_before": before,
+        "stake": stake,
+        "step_wins": step_wins,
+        "sum_of_step_wins": summed,
+        "sum_expression": f"{' + '.join(map(str, step_wins)) or '0'} = {summed}",
+        "max_win_cap": cap,
+        "total_win": total,
+        "max_win_hit": played["max_win_hit"],
+        "balance_after": played["balance_after"],
+        "total_win_agrees": total == capped,
+        "balance_agrees": played["balance_after"] == expected_after,
+        "equation": f"{before} - {stake} + {total} = {expected_after}",
+    }
+
+
+def _verdict(
+    result: StreamResult, record: RoundRecord, events: list[RecordedEvent]
+) -> dict[str, Any]:
+    versions = {e.version for e in events}
+    mine = [p for p in result.problems
+            if p["round_id"] == record.round_id or p["version"] in versions]
+    broken = {p["version"] for p in mine if p["kind"] in ("broken_link", "version_gap")}
+    return {
+        "round_ok": not mine,
+        "stream_ok": not result.problems,
+        "stream_problems_total": len(result.problems),
+        "rederived": record.rederived,
+        "problems": mine,
+        "chain": {
+            "stream": result.stream,
+            "first_version": events[0].version,
+            "last_version": events[-1].version,
+            "stream_last_version": result.last_version,
+            "events": [
+                {"version": e.version, "event": e.name, "prev_hash": e.prev_hash, "hash": e.hash,
+                 "link_ok": e.version not in broken}
+                for e in events
+            ],
+        },
+    }
+
+
+def _event(event: RecordedEvent) -> dict[str, Any]:
+    return {"version": event.version, "event": event.name, "prev_hash": event.prev_hash,
+            "hash": event.hash, "payload": event.payload}
+
+
+def dispute_command(settings: Any, round_id: str, out: Path, json_out: bool) -> int:
+    """Write the report; exit 0 if the round verifies, 1 if it does not, 2 if there is none."""
+    from infrastructure.application import PumpkinApplication
+    from infrastructure.audit.dispute_html import render
+
+    application = PumpkinApplication.from_url(settings.database_url)
+    try:
+        report = dispute_report(application, round_id)
+    except RoundNotFound as exc:
+        typer.echo(f"pumpkin dispute: {exc}", err=True)
+        return 2
+    finally:
+        application.close()
+    text = json.dumps(report, indent=2, default=str) if json_out else render(report)
+    out.write_text(text, encoding="utf-8")
+    verdict = "VERIFIED" if report["verification"]["round_ok"] else "NOT VERIFIED"
+    typer.echo(f"{round_id}: {verdict}; report written to {out}")
+    return 0 if report["verification"]["round_ok"] else 1

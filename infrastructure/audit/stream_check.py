@@ -1,0 +1,248 @@
+"""One stream checked the way a regulator would: its hash chain from the first event, the player
+rebuilt by replay, and every round re-derived from what its StakePlaced recorded.
+
+Fed stored rows in version order (infrastructure.store.event_rows), it decodes each with the
+application's mapper, checks the link to the event before (domain.hashchain: same digest, same
+problem kinds), applies the event to a Player rebuilt from nothing, and, when a round's
+RoundSettled arrives, plays the round again with the engine (state before, stake, seed, model
+version) and compares every fact with the recorded events, field by field.
+
+A problem is a dict: {kind, stream, player_id, version, round_id, field, expected, found, detail}.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from eventsourcing.persistence import StoredEvent
+
+from domain.ledger.hashchain import GENESIS, digest_of, event_state
+from domain.ledger.player import Player
+from infrastructure.audit.fair_check import FairChecker
+from infrastructure.audit.round_check import RecordedEvent, RoundRecord, check_round
+from infrastructure.store.event_rows import StoredRow
+
+
+@dataclass
+class StreamResult:
+    stream: str
+    player_id: str | None = None
+    events: int = 0
+    rounds: int = 0
+    last_version: int = 0
+    last_notification: int = 0
+    player_state: dict[str, Any] | None = None
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    captured: RoundRecord | None = None
+    fair: dict[str, int] = field(default_factory=dict)  # infrastructure.audit.fair_check's counts
+
+
+def player_state_of(player: Player) -> dict[str, Any]:
+    return {**player.state(), "rounds": player.rounds}
+
+
+class StreamChecker:
+    def __init__(
+        self,
+        decode: Callable[[StoredEvent], Any],
+        stream: str,
+        capture_round: str | None = None,
+    ) -> None:
+        self.decode = decode
+        self.result = StreamResult(stream)
+        self.capture_round = capture_round
+        self.head: str | None = None  # digest of the last event read (None: unknown)
+        self.player: Player | None = None
+        self.replaying = True
+        self.round: RoundRecord | None = None
+        self.fair = FairChecker(self.problem)
+
+    # -- problems ------------------------------------------------------------------------------
+
+    def problem(
+        self,
+        kind: str,
+        version: int,
+        detail: str,
+        *,
+        round_id: str | None = None,
+        field: str | None = None,
+        expected: Any = None,
+        found: Any = None,
+    ) -> None:
+        self.result.problems.append(
+            {
+                "kind": kind,
+                "stream": self.result.stream,
+                "player_id": self.result.player_id,
+                "version": version,
+                "round_id": round_id,
+                "field": field,
+                "expected": expected,
+                "found": found,
+                "detail": detail,
+            }
+        )
+
+    # -- one row -------------------------------------------------------------------------------
+
+    def feed(self, row: StoredRow) -> None:
+        result = self.result
+        result.events += 1
+        result.last_notification = max(result.last_notification, row.notification_id)
+        gap = row.version != result.last_version + 1
+        if gap:
+            where = "stream starts" if result.last_version == 0 else f"{result.last_version} is"
+            self.problem(
+                "version_gap", row.version,
+                f"version {where} followed by {row.version}: events are missing",
+                field="originator_version", expected=result.last_version + 1, found=row.version,
+            )
+        result.last_version = row.version
+        stored = StoredEvent(row.stream, row.version, row.topic, row.state)
+        try:
+            event = self.decode(stored)
+        except Exception as exc:  # noqa: BLE001 - a damaged row is a finding, not a crash
+            self.problem("undecodable", row.version, f"stored state cannot be read: {exc}")
+            self.head = None
+            self.replaying = False
+            return
+        prev_hash = str(getattr(event, "prev_hash", ""))
+        if not gap:
+            self._check_link(row.version, prev_hash)
+        digest = self._replay(event, row) if self.replaying else None
+        if digest is None:
+            digest = digest_of(event, row.topic)
+        self.head = digest
+
+    def _check_link(self, version: int, prev_hash: str) -> None:
+        if version == 1:
+            if prev_hash not in (GENESIS, ""):
+                self.problem(
+                    "bad_genesis", 1, "the first event's prev_hash is not the genesis value",
+                    field="prev_hash", expected=GENESIS, found=prev_hash,
+                )
+        elif self.head is not None and prev_hash != self.head:
+            self.problem(
+                "broken_link", version,
+                f"prev_hash does not match the digest of version {version - 1}: that event "
+                "was changed, events were swapped, or this one was forged",
+                field="prev_hash", expected=self.head, found=prev_hash,
+            )
+
+    # -- replay --------------------------------------------------------------------------------
+
+    def _replay(self, event: Any, row: StoredRow) -> str | None:
+        """Apply the event to the rebuilt player; its digest (the player's new chain head)."""
+        is_player_event = isinstance(event, (Player.Event, Player.Registered))
+        if not is_player_event:
+            if self.player is not None:
+                self.problem("replay_failed", row.version, f"{type(event).__name__} in a player")
+                self.replaying = False
+            return None
+        name = type(event).__name__
+        try:
+            self._before_apply(name, event, row)
+            if self.player is not None and event.originator_version != self.player.version + 1:
+                self.player.version = event.originator_version - 1  # the gap is reported above
+            player = event.mutate(self.player)
+        except Exception as exc:  # noqa: BLE001 - the stream no longer replays: say where
+            self.problem("replay_failed", row.version, f"{name} cannot be applied: {exc!r}")
+            self.replaying = False
+            return None
+        if self.player is None:
+            self.result.player_id = player.player_id
+        self.player = player
+        self.fair.feed(event)
+        self._after_apply(name, event, row)
+        return str(player.chain_head)
+
+    def _recorded(self, name: str, event: Any, row: StoredRow) -> RecordedEvent:
+        if isinstance(event, Player.RoundFact):
+            payload = dict(event.payload)
+        else:
+            payload = {k: v for k, v in event_state(event).items() if k not in ("timestamp",)}
+            payload.pop("prev_hash", None)
+        return RecordedEvent(
+            name, row.version, row.notification_id, str(getattr(event, "prev_hash", "")), "",
+            payload,
+        )
+
+    def _before_apply(self, name: str, event: Any, row: StoredRow) -> None:
+        player = self.player
+        if name == "StakePlaced" and player is not None:
+            if self.round is not None:
+                self._incomplete(row.version)
+            self.round = RoundRecord(event.round_id, self._recorded(name, event, row))
+            self.round.replayed_before = player_state_of(player)
+        elif isinstance(event, Player.RoundFact):
+            if self.round is None or event.round_id != self.round.round_id:
+                self.problem(
+                    "incomplete_round", row.version, f"{name} outside its round",
+                    round_id=event.round_id,
+                )
+            else:
+                self.round.facts.append(self._recorded(name, event, row))
+        elif name == "RoundSettled":
+            if self.round is None or event.round_id != self.round.round_id:
+                self.problem(
+                    "incomplete_round", row.version, "RoundSettled without its StakePlaced",
+                    round_id=event.round_id,
+                )
+                self.round = None
+            else:
+                self.round.settled = self._recorded(name, event, row)
+        elif self.round is not None:
+            self._incomplete(row.version)
+
+    def _after_apply(self, name: str, event: Any, row: StoredRow) -> None:
+        head = str(self.player.chain_head) if self.player is not None else ""
+        if self.round is None:
+            return
+        recorded = self.round.settled if name == "RoundSettled" else None
+        if name == "StakePlaced":
+            recorded = self.round.stake_placed
+        elif isinstance(event, Player.RoundFact) and self.round.facts:
+            recorded = self.round.facts[-1]
+        if recorded is not None and recorded.version == row.version:
+            recorded.hash = head
+        if name == "RoundSettled":
+            finished, self.round = self.round, None
+            self._check_round(finished)
+
+    def _incomplete(self, version: int) -> None:
+        assert self.round is not None
+        self.problem(
+            "incomplete_round", version,
+            "the round has no RoundSettled: its events are missing or out of order",
+            round_id=self.round.round_id,
+        )
+        self.round = None
+
+    # -- a whole round -------------------------------------------------------------------------
+
+    def _check_round(self, record: RoundRecord) -> None:
+        self.result.rounds += 1
+        try:
+            findings = check_round(record, self.result.player_id or "")
+        except Exception as exc:  # noqa: BLE001 - a round too damaged to compare is a finding
+            self.problem("rederivation_failed", record.stake_placed.version,
+                         f"the round cannot be compared: {exc!r}", round_id=record.round_id)
+            return
+        for found in findings:
+            self.problem(
+                found.kind, found.version, found.detail, round_id=record.round_id,
+                field=found.field, expected=found.expected, found=found.found,
+            )
+        if self.capture_round == record.round_id:
+            self.result.captured = record
+
+    def finish(self) -> StreamResult:
+        if self.round is not None:
+            self._incomplete(self.result.last_version)
+        if self.player is not None and self.replaying:
+            self.result.player_state = player_state_of(self.player)
+        self.result.fair = self.fair.finish().as_dict()
+        return self.result

@@ -1,0 +1,304 @@
+"""The regulator's replay: `pumpkin verify` and GET /audit/players/{id}/verify.
+
+For every stream (or one player's): the hash chain from the first event, the player rebuilt by
+replay and compared with the balances view (when the projections have caught up with it), and
+every round re-derived by the engine from its recorded state, stake, seed and model version and
+compared with the recorded events (infrastructure.audit.stream_check,
+infrastructure.audit.round_check).
+
+The answer: {"ok", "events_checked", "rounds_rederived", "problems": [...], ...}; `ok` only if
+nothing disagrees. Streams are independent, so a big store is checked by worker processes, each
+reading its own streams from the store.
+
+Each problem: {kind, stream, player_id, version, round_id, field, expected, found, detail}, kind:
+- hash chain: version_gap, bad_genesis, broken_link, undecodable (a row that does not decode)
+- replay: replay_failed (an event the player cannot apply), snapshot_mismatch (the snapshot the
+  service loads from differs from replay, or lies beyond the stream's end)
+- rounds: incomplete_round, state_mismatch (StakePlaced's state before vs replay),
+  rederivation_failed (e.g. model version not published), events_mismatch (names or order),
+  fact_mismatch (a payload field), settlement_mismatch (total win, balances, state after)
+- read model: balance_view_mismatch, missing_events (the view saw events the store lost)
+- provably fair sessions (infrastructure.audit.fair_check): commitment_mismatch, seed_mismatch,
+  nonce_out_of_sequence, seed_not_revealed; "fair_sessions" counts sessions verified, still
+  open, and opened before commitments (counted apart)
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
+from typing import Any
+from uuid import UUID
+
+import typer
+
+from domain.ledger.player import player_aggregate_id
+from infrastructure.audit.stream_check import StreamChecker, StreamResult
+from infrastructure.audit.view_check import compare_balance_view
+from infrastructure.store.event_rows import EventRows
+
+MAX_PROBLEMS = 1_000  # listed in the answer; the count says how many there were in all
+PARALLEL_FROM_EVENTS = 50_000  # below this, starting worker processes costs more than it saves
+_CHUNK = 64  # streams per worker task at most: small enough that both stay busy to the end
+_SNAPSHOT_FIELDS = ("chain_head", "balance", "level", "spins_to_next_level",
+                    "hold_and_win_halves", "free_spins_halves", "rounds")
+
+
+# -- streams -------------------------------------------------------------------------------------
+
+
+def check_stream(
+    application: Any, rows: EventRows, stream: str, capture_round: str | None = None
+) -> StreamResult:
+    """One stream: chain, replay, every round re-derived, and its latest snapshot compared."""
+    checker = StreamChecker(application.mapper.to_domain_event, stream, capture_round)
+    try:
+        snapshot = _latest_snapshot(application, stream)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        snapshot = None  # the service loads from the events alone then; the change is named
+        checker.problem("snapshot_unreadable", 0,
+                        "the snapshot the service loads players from cannot be read: it was "
+                        "changed outside the service", field="snapshot")
+    for row in rows.rows(stream):
+        checker.feed(row)
+        if snapshot is not None and checker.player is not None and (
+            checker.player.version == snapshot[0] == row.version
+        ):
+            _compare_snapshot(checker, snapshot)
+            snapshot = None
+    result = checker.finish()
+    if snapshot is not None and result.player_id is not None:
+        checker.problem("snapshot_mismatch", snapshot[0],
+                        "a snapshot exists at a version the stream does not replay to: events "
+                        "were deleted (or the stream stopped replaying before it)",
+                        field="originator_version", expected=snapshot[0],
+                        found=result.last_version)
+    return result
+
+
+def _latest_snapshot(application: Any, stream: str) -> tuple[int, dict[str, Any]] | None:
+    if application.snapshots is None:
+        return None
+    for snapshot in application.snapshots.get(UUID(stream), desc=True, limit=1):
+        return int(snapshot.originator_version), dict(snapshot.state)
+    return None
+
+
+def _compare_snapshot(checker: StreamChecker, snapshot: tuple[int, dict[str, Any]]) -> None:
+    version, state = snapshot
+    replayed = vars(checker.player)
+    for name in _SNAPSHOT_FIELDS:
+        if state.get(name) != replayed.get(name):
+            checker.problem("snapshot_mismatch", version,
+                            "the snapshot the service loads players from differs from replay",
+                            field=f"snapshot.{name}", expected=replayed.get(name),
+                            found=state.get(name))
+
+
+_WORKER_APPLICATION: Any = None
+
+
+def _start_worker(database_url: str) -> None:
+    """Worker process: its own application on the store, opened once."""
+    global _WORKER_APPLICATION  # noqa: PLW0603 - one per worker process, by design
+    from infrastructure.application import PumpkinApplication
+    from infrastructure.store.persistence import event_store_env
+
+    # The parent opened the store, so its tables exist; workers creating them again at the
+    # same moment would race in PostgreSQL's catalog ("tuple concurrently updated").
+    env = {**event_store_env(database_url), "CREATE_TABLE": "no"}
+    _WORKER_APPLICATION = PumpkinApplication(env=env)
+
+
+def _check_chunk(streams: list[str]) -> list[StreamResult]:
+    rows = EventRows(_WORKER_APPLICATION)
+    return [check_stream(_WORKER_APPLICATION, rows, stream) for stream in streams]
+
+
+def _results(
+    application: Any,
+    streams: list[str],
+    workers: int,
+    database_url: str | None,
+    on_events: Callable[[int], object],
+) -> Iterator[StreamResult]:
+    if workers <= 1 or database_url is None or len(streams) < 2:
+        rows = EventRows(application)
+        for stream in streams:
+            result = check_stream(application, rows, stream)
+            on_events(result.events)
+            yield result
+        return
+    size = max(1, min(_CHUNK, len(streams) // (workers * 8)))
+    chunks = [streams[i : i + size] for i in range(0, len(streams), size)]
+    # Fork where there is fork: workers start in milliseconds with the engine loaded and see
+    # the very models the parent published. Each opens its own connections (the parent's are
+    # never touched in a child, and a pool worker leaves by os._exit, closing nothing of them).
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    with context.Pool(workers, initializer=_start_worker, initargs=(database_url,)) as pool:
+        for done in pool.imap_unordered(_check_chunk, chunks):
+            for result in done:
+                on_events(result.events)
+                yield result
+
+
+# -- the report ----------------------------------------------------------------------------------
+
+
+def verify_store(
+    application: Any,
+    player_id: str | None = None,
+    *,
+    workers: int = 1,
+    database_url: str | None = None,
+    on_events: Callable[[int], object] = lambda n: None,
+) -> dict[str, Any]:
+    """The whole store (or one player's stream) replayed and checked: the verify report."""
+    rows = EventRows(application)
+    if player_id is not None:
+        streams = [str(player_aggregate_id(player_id))]
+    else:
+        streams = rows.streams()
+    results = sorted(_results(application, streams, workers, database_url, on_events),
+                     key=lambda result: result.stream)
+    problems = [p for result in results for p in result.problems]
+    view, view_problems = compare_balance_view(rows, results, single=player_id is not None)
+    problems.extend(view_problems)
+    return {
+        "ok": not problems,
+        "events_checked": sum(r.events for r in results),
+        "rounds_rederived": sum(r.rounds for r in results),
+        "streams_checked": len(results),
+        "players_checked": sum(1 for r in results if r.player_id is not None),
+        "balance_view": view,
+        "fair_sessions": _fair_totals(results),
+        "problems_total": len(problems),
+        "problems": problems[:MAX_PROBLEMS],
+    }
+
+
+def _fair_totals(results: list[StreamResult]) -> dict[str, int]:
+    totals: dict[str, int] = {}
+    for result in results:
+        for name, count in result.fair.items():
+            totals[name] = totals.get(name, 0) + count
+    return totals
+
+
+def verify_player(application: Any, player_id: str) -> dict[str, Any]:
+    """GET /audit/players/{id}/verify: the player's stream replayed and checked. Whether the
+    player exists is asked of the stored rows, not the service: its snapshot may be tampered."""
+    from domain.errors import PlayerNotFound
+    from domain.ledger.identifiers import check_player_id
+
+    check_player_id(player_id)
+    if not EventRows(application).has_events_after(str(player_aggregate_id(player_id)), 0):
+        raise PlayerNotFound(f"no player {player_id!r}")
+    return verify_store(application, player_id)
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+
+def verify_command(
+    settings: Any,
+    player: str | None,
+    json_out: bool,
+    workers: int | None = None,
+    checkpoint: Any = None,
+    public_key: str | None = None,
+) -> int:
+    """`pumpkin verify [--player ID] [--json] [--checkpoint FILE [--public-key HEX]]`: exit 0
+    only if everything agrees. The store is also checked against the checkpoint FILE, or the
+    latest checkpoint stored (infrastructure.audit.checkpoints), when there is one."""
+    from domain.errors import RuleViolation
+    from domain.ledger.identifiers import check_player_id
+    from infrastructure.application import PumpkinApplication
+
+    application = PumpkinApplication.from_url(settings.database_url)
+    try:
+        rows = EventRows(application)
+        if player is not None:
+            # Asked of the stored rows, not the service: its snapshot may be what was tampered.
+            try:
+                check_player_id(player)
+            except RuleViolation as exc:
+                typer.echo(f"pumpkin verify: {exc}", err=True)
+                return 2
+            if not rows.has_events_after(str(player_aggregate_id(player)), 0):
+                typer.echo(f"pumpkin verify: no player {player!r} in this store", err=True)
+                return 2
+        total = rows.max_notification_id()
+        if workers is None:
+            workers = 2 if player is None and total >= PARALLEL_FROM_EVENTS else 1
+        with _progress_bar(total if player is None else None) as bar:
+            report = verify_store(
+                application, player, workers=workers, database_url=settings.database_url,
+                on_events=bar.update if bar is not None else (lambda n: None),
+            )
+        if player is None:
+            from infrastructure.audit.checkpoint_commands import checkpoint_section
+
+            section = checkpoint_section(application, settings, checkpoint, public_key)
+            if section is not None:
+                report["checkpoint"] = section
+                report["problems"].extend(section["problems"])
+                report["problems_total"] += len(section["problems"])
+                report["ok"] = report["ok"] and not section["problems"]
+    finally:
+        application.close()
+    typer.echo(json.dumps(report, indent=2, default=str) if json_out else report_text(report))
+    return 0 if report["ok"] else 1
+
+
+def _progress_bar(total: int | None) -> Any:
+    if not sys.stderr.isatty():
+        return nullcontext(None)
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="events", unit_scale=True, file=sys.stderr)
+
+
+def report_text(report: dict[str, Any]) -> str:
+    lines = [
+        f"events checked     {report['events_checked']:,}",
+        f"rounds re-derived  {report['rounds_rederived']:,}",
+        f"streams            {report['streams_checked']:,} "
+        f"({report['players_checked']:,} players)",
+        f"balances view      {report['balance_view']['note']} "
+        f"({report['balance_view']['compared']:,} compared)",
+    ]
+    if "checkpoint" in report:
+        section = report["checkpoint"]
+        lines.append(f"checkpoint         {section['source']} of {section['created_at']}: "
+                     f"{section['streams']:,} stream heads, root {section['merkle_root']}"
+                     + ("" if section["signer_checked"] else " (signer not compared)"))
+    fair = report.get("fair_sessions", {})
+    if fair:
+        lines.append(
+            f"fair sessions      {fair.get('sessions_verified', 0):,} verified, "
+            f"{fair.get('sessions_open', 0):,} open (seed not revealed yet), "
+            f"{fair.get('sessions_before_commitments', 0):,} from before commitments"
+        )
+    lines.extend(problem_lines(report["problems"]))
+    if report["problems_total"] > len(report["problems"]):
+        lines.append(f"... and {report['problems_total'] - len(report['problems']):,} more")
+    lines.append("OK: every stream, player and round agrees" if report["ok"] else
+                 f"FAILED: {report['problems_total']:,} problem(s)")
+    return "\n".join(lines)
+
+
+def problem_lines(problems: Iterable[dict[str, Any]]) -> Iterator[str]:
+    for p in problems:
+        where = f"stream {p['stream']} version {p['version']}"
+        if p.get("player_id"):
+            where += f" (player {p['player_id']})"
+        if p.get("round_id"):
+            where += f" round {p['round_id']}"
+        what = f" field {p['field']}: expected {p['expected']!r}, found {p['found']!r}" if p.get(
+            "field") else ""
+        yield f"PROBLEM {p['kind']}: {where}{what} - {p['detail']}"

@@ -1,0 +1,1 @@
+"""Math tooling: calculator figures, simulator, PAR, tuning, charts."""

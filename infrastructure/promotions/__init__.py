@@ -1,0 +1,1 @@
+"""The operator's promotions: free-round campaigns and their expiry."""

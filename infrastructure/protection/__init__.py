@@ -1,0 +1,1 @@
+"""Player protection: the application's limits, exclusions, checks."""

@@ -1,0 +1,1 @@
+"""Provably fair sessions: sealed server seeds, reveal, idle close."""

@@ -1,0 +1,108 @@
+"""The service's own closes: a session with no spin for PUMPKIN_SESSION_IDLE_SECONDS is closed
+(its seed revealed), so every seed is revealed in the end; and, beside it, the periodic signed
+checkpoint (infrastructure.audit.checkpoints).
+
+Every `serve` process runs one (a daemon thread): whichever is alive does the work, and two
+doing it at once is harmless (a close is judged on the newest state and closes once). Open
+sessions are learnt from the event store itself, following its notification log for session
+keys issued and closed (a range scan from where the last look ended), so a restart or another
+process's sessions are seen too. Idleness is judged by the application, on its clock.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.utils import get_topic
+
+from infrastructure.logging import get_logger
+from infrastructure.store.event_rows import EventRows
+
+log = get_logger("pumpkin.sessions")
+
+
+class OpenSessions:
+    """The ids of sessions whose key has no close recorded, followed through the store."""
+
+    def __init__(self, application: Any) -> None:
+        from infrastructure.application import SessionKey
+
+        self.rows = EventRows(application)
+        self.issued = get_topic(SessionKey.Issued)
+        self.closed = get_topic(SessionKey.Closed)
+        self.position = 0
+        self.open: set[str] = set()
+
+    def refresh(self) -> set[str]:
+        while True:
+            page = self.rows.streams_with_topics(self.position, (self.issued, self.closed))
+            for position, stream, topic in page:
+                session_id = UUID(stream).hex
+                if topic == self.issued:
+                    self.open.add(session_id)
+                else:
+                    self.open.discard(session_id)
+                self.position = position
+            if not page:
+                return set(self.open)
+
+
+def close_idle_sessions(application: Any, sessions: OpenSessions, idle_seconds: float) -> int:
+    """One sweep: close every session idle for `idle_seconds`; how many this sweep closed."""
+    closed = 0
+    for session_id in sorted(sessions.refresh()):
+        try:
+            if application.close_if_idle(session_id, idle_seconds):
+                closed += 1
+                log.info("session_closed_idle", session_id=session_id)
+            elif not application.session(session_id)["open"]:
+                sessions.open.discard(session_id)  # closed before closes were recorded
+        except Exception:  # noqa: BLE001 - logged; the next sweep tries again
+            log.warning("idle_close_failed", session_id=session_id, exc_info=True)
+    return closed
+
+
+class Sweeper:
+    """The background thread of `serve`: idle closes, and a checkpoint every so often."""
+
+    def __init__(
+        self,
+        application: Any,
+        idle_seconds: float,
+        checkpoint: Callable[[], object] | None = None,
+        checkpoint_seconds: float = 0.0,
+    ) -> None:
+        self.application = application
+        self.idle_seconds = idle_seconds
+        self.interval = max(0.05, min(60.0, idle_seconds / 4))
+        self.checkpoint = checkpoint
+        self.checkpoint_seconds = checkpoint_seconds
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="pumpkin-sweeper", daemon=True)
+
+    def start(self) -> Sweeper:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        sessions = OpenSessions(self.application)
+        next_checkpoint = time.monotonic() + self.checkpoint_seconds
+        while not self._stop.wait(self.interval):
+            try:
+                close_idle_sessions(self.application, sessions, self.idle_seconds)
+                if self.checkpoint is not None and self.checkpoint_seconds > 0 and (
+                    time.monotonic() >= next_checkpoint
+                ):
+                    self.checkpoint()
+                    next_checkpoint = time.monotonic() + self.checkpoint_seconds
+            except Exception:  # noqa: BLE001 - the store may be down: try again next time
+                log.warning("sweep_failed", exc_info=True)

@@ -1,0 +1,1 @@
+"""The event store: database URLs, recorders, group commit, mappers."""

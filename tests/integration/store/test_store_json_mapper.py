@@ -1,0 +1,40 @@
+"""Events encoded by the fast mapper read back, through the library's decoder, exactly as the
+library's own encoding of them does: every Player event of real rounds, at every level."""
+
+from __future__ import annotations
+
+from eventsourcing.persistence import JSONTranscoder, Mapper
+
+from domain.ledger.player import Player
+from infrastructure.application import PumpkinApplication
+from infrastructure.store.json_mapper import JsonNativeMapper
+from infrastructure.store.persistence import event_store_env
+
+
+def test_fast_encoded_events_decode_to_what_the_library_encoding_decodes_to() -> None:
+    app = PumpkinApplication(env=event_store_env("sqlite:///:memory:"))
+    try:
+        transcoder = app.mapper.transcoder
+        assert isinstance(app.mapper, JsonNativeMapper) and isinstance(transcoder, JSONTranscoder)
+        library = Mapper(transcoder=transcoder)
+        player = Player.register("mapper")
+        player.deposit(10**9, "funds")
+        player.withdraw(5, "out")
+        player.open_session("s", "a" * 64)
+        for n in range(400):  # past every level unlock, with features along the way
+            player.spin("s", 100, f"r{n}", n.to_bytes(32, "big"))
+        player.close_session("s")
+        events = player.collect_events()
+        names = {type(e).__name__ for e in events}
+        assert {"Registered", "LevelUnlocked", "RoundSettled", "SessionClosed"} <= names
+        for event in events:
+            fast = app.mapper.to_stored_event(event)
+            slow = library.to_stored_event(event)
+            assert (fast.originator_id, fast.originator_version, fast.topic) == (
+                slow.originator_id,
+                slow.originator_version,
+                slow.topic,
+            )
+            assert vars(library.to_domain_event(fast)) == vars(library.to_domain_event(slow))
+    finally:
+        app.close()
