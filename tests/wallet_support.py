@@ -35,14 +35,16 @@ class MovableClock:
 
 
 @contextmanager
-def wallet_service(store_url: str, wallet: ReferenceWallet,
-                   timeout: float = 0.5) -> Iterator[tuple[TestClient, Any, MovableClock]]:
-    """(client, the seamless service, its clock) on `store_url`, calling `wallet`."""
+def wallet_service(
+    store_url: str, wallet: ReferenceWallet, timeout: float = 0.5, projections: bool = False
+) -> Iterator[tuple[TestClient, Any, MovableClock]]:
+    """(client, the seamless service, its clock) on `store_url`, calling `wallet`; with
+    `projections`, its read models are created and followed in-process, as `serve` runs."""
     settings = settings_for(store_url)
     settings.wallet_url = wallet.url
     settings.wallet_secret = SecretStr(SECRET)
     settings.wallet_timeout_seconds = timeout
-    runtime = build_runtime(settings)
+    runtime = build_runtime(settings, with_projections=projections)
     clock = MovableClock()
     runtime.application.app.clock = clock
     try:

@@ -102,6 +102,8 @@ def console(request: Request, deps: Deps) -> Response:
             significant=deps.audit.significant_events(SIGNIFICANT_SHOWN),
         )
     context.update(rules=deps.rules_document(), read_models=deps.audit is not None)
+    # The operator's seamless wallet owes these (None: the built-in wallet owes nothing).
+    context.update(owed=deps.wallet_owed() if deps.wallet_owed is not None else None)
     return page("console.html", context)
 
 

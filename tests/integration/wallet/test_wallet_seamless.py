@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from http_support import AUDITOR, OPERATOR, bearer, unique
+from pages_support import csrf_of, form
 from wallet_support import SECRET, WalletPlayer, applied, settle, wallet_service
 
 from infrastructure.application import SpinAttempt
@@ -281,3 +282,23 @@ def test_wallet_rounds_are_provably_fair_like_any_other(
         message = f"{player.session_id}:{nonce}:{played['client_seed']}".encode()
         assert played["seed"] == hmac.new(server_seed, message, hashlib.sha256).hexdigest()
     assert rounds[1]["client_seed"] == "lucky"
+
+
+def test_the_console_lists_what_the_wallet_is_owed(store_url: str, wallet: ReferenceWallet) -> None:
+    with wallet_service(store_url, wallet, projections=True) as (client, service, clock):
+        console_shows_owed_work(client, service, clock, wallet)
+
+
+def console_shows_owed_work(client: Any, service: Any, clock: Any, wallet: ReferenceWallet) -> None:
+    player = WalletPlayer(client, wallet, balance=10_000)
+    wallet.inject("fail_after", "credit", count=1)
+    round_id = player.spin(100).json()["round_id"]
+    csrf = csrf_of(client.get("/console").text)
+    signed = client.post(
+        "/console/sign-in", follow_redirects=False, **form({"key": AUDITOR, "csrf": csrf})
+    )
+    assert signed.status_code == 303
+    page = client.get("/console").text
+    assert 'id="owed"' in page and round_id in page and player.player_id in page
+    assert settle(service, clock) == 1
+    assert 'id="owed-none"' in client.get("/console").text
