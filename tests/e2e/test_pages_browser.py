@@ -191,8 +191,12 @@ def test_three_rounds_played_on_the_play_page_are_found_through_the_api(
     assert player.token not in page.url  # the token leaves the address bar
     for played in range(1, 4):
         page.click("#spin")
-        playwright_api.expect(page.locator("#history tbody tr")).to_have_count(played)
-        page.wait_for_selector("#spin:not([disabled])")
+        # A round with features plays its steps out one by one before it is listed: a long Free
+        # Spins round takes well over the default 5 s.
+        playwright_api.expect(page.locator("#history tbody tr")).to_have_count(
+            played, timeout=90_000
+        )
+        page.wait_for_selector("#spin:not([disabled])", timeout=90_000)
     shown = page.locator("#history tbody tr").evaluate_all(
         "rows => rows.map(r => r.dataset.roundId)"
     )
