@@ -139,10 +139,11 @@ class Load:
         against an earlier attempt of this very request still in flight): all retried with the
         same body and request_id, which the contract makes safe."""
         pause = 0.05
+        wait = timeout or self.timeout  # an impatient client waits twice as long each retry
         while True:
             try:
                 answer = await (client or self.client).request(
-                    method, path, json=body, headers=headers, timeout=timeout or self.timeout
+                    method, path, json=body, headers=headers, timeout=wait
                 )
                 code = _error_code(answer)
                 if answer.status_code not in RETRY_STATUSES and code != "concurrent_update":
@@ -154,6 +155,7 @@ class Load:
             except httpx.TransportError as error:
                 self.stats.outcomes[f"{type(error).__name__} (retried)"] += 1
             self.stats.retries += 1
+            wait = min(wait * 2, self.timeout)
             if time.monotonic() > give_up_at:
                 raise TimeoutError(f"{method} {path} never got a definite answer")
             await asyncio.sleep(pause)

@@ -132,7 +132,7 @@ def test_an_impatient_client_retrying_with_the_same_request_id_is_served_exactly
         load = Load(server.base_url, OPERATOR, timeout=5.0, prefix="impatient")
         await load.setup(4, FUNDS)
         for ledger in load.players:
-            ledger.timeout = 0.01
+            ledger.timeout = 0.001  # every first attempt gives up; retries wait longer
         stop = asyncio.Event()
 
         async def enough() -> None:
