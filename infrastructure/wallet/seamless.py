@@ -316,13 +316,11 @@ class SeamlessWalletService:
         the round this request already played."""
         if debit.transaction_id is not None and debit.transaction_id not in account.debits:
             raise WalletUnavailable("the debit was rolled back meanwhile; no round was played")
-        recorded = player.spin_replayed(session_id, debit.stake, request_id, attempt.client_seed)
-        if recorded is not None:
-            return recorded
         if balance is not None:
             player.report_wallet_balance(balance + debit.stake)
-        # The application decides the round: its seed derived from the session's committed
-        # server seed (nonce, client seed), exactly as a spin on the built-in wallet.
+        # The application decides the round (a request already played answers its version; a
+        # new round's seed derives from the session's committed server seed), exactly as a spin
+        # on the built-in wallet. A replayed request saves nothing, the balance report included.
         decided = self.app._play(player, session_id, debit.stake, request_id, attempt)
         if isinstance(decided, int):
             return decided
