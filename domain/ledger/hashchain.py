@@ -61,14 +61,17 @@ def event_digest(
         "originator_id": str(originator_id),
         "originator_version": originator_version,
         "topic": topic,
-        "state": dict(state),
+        "state": state if type(state) is dict else dict(state),
     }
     return hashlib.sha256(canonical_json(record)).hexdigest()
 
 
 def event_state(event: object) -> dict[str, Any]:
     """The stored state fields of a domain event (everything but its stream and version)."""
-    return {k: v for k, v in vars(event).items() if k not in ENVELOPE}
+    state = dict(vars(event))  # a copy, then the envelope out: cheaper than filtering
+    for name in ENVELOPE:
+        state.pop(name, None)
+    return state
 
 
 def digest_of(event: object, topic: str) -> str:
