@@ -15,6 +15,7 @@ the state as stored, which the hash chain covers (domain.ledger.hashchain.STORED
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from uuid import UUID
 
@@ -31,6 +32,9 @@ from eventsourcing.utils import get_topic
 from domain.ledger.hashchain import STORED_DIGEST, event_digest
 
 _TYPE_KEY = b'"_type_"'
+# orjson reads an integer past 64 bits as a float; the library, as an int. Such a run of digits
+# (or any as long, in a string too) sends the text to the library's decoder.
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
 
 
 class FastJSONTranscoder(JSONTranscoder):
@@ -41,11 +45,13 @@ class FastJSONTranscoder(JSONTranscoder):
     the same text to the same values; what it cannot know is the hook. So its result is taken only
     when every `"_type_"` in the bytes is the key of such an object among the top-level values
     (an event's timestamp), transcoded here as the hook would; anything else (a `_type_` deeper
-    down, text orjson refuses: NaN, lone surrogates, integers past 64 bits...) is decoded by the
-    library, which also raises its own errors.
+    down, text orjson refuses: NaN, lone surrogates...; or reads otherwise: integers past 64
+    bits) is decoded by the library, which also raises its own errors.
     """
 
     def decode(self, data: bytes) -> Any:
+        if type(data) is not bytes or _LONG_DIGITS.search(data):
+            return super().decode(data)
         try:
             value = orjson.loads(data)
         except orjson.JSONDecodeError:
