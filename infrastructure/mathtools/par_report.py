@@ -27,9 +27,9 @@ import structlog
 
 from domain.game.calculator import state_math
 from domain.game.calculator.state import DEFAULT_SCREENS
-from domain.game.model import MathModel, all_states, current_model, state_key
+from domain.game.model import MathModel, all_states, current_model, load_definition, state_key
 from domain.game.simulation import BUCKET_EDGES_X
-from domain.game.statistics import Z99
+from domain.game.statistics import Z99, RunTotals
 from infrastructure.mathtools.simulator import simulate, spec_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,8 +40,17 @@ RTP_TOLERANCE = 0.0001  # computed RTP within 96.00% +- 0.01%
 CERTIFICATION_SPINS = 100_000_000
 
 
+MODELS = ROOT / "domain" / "game" / "models"
+
+
 def default_master_seed(model: MathModel) -> bytes:
-    return hashlib.sha256(f"pumpkin-par:{model.version}".encode()).digest()
+    """The seed a model's PAR run was first made with (recorded in its report), else
+    SHA-256("pumpkin-par:" + the model's name): fixed by the name before any round is played, so
+    neither re-tuning a state nor running again can choose another."""
+    recorded = MODELS / f"{model.name}.par.json"
+    if recorded.exists():
+        return bytes.fromhex(json.loads(recorded.read_text())["master_seed"])
+    return hashlib.sha256(f"pumpkin-par:{model.name}".encode()).digest()
 
 
 def state_seed(master: bytes, key: str) -> bytes:
@@ -109,10 +118,15 @@ def run(
     screens: int,
     workers: int,
     known: dict[str, dict[str, Any]] | None = None,
+    progress: Path | None = None,
+    step: int = 0,
 ) -> dict[str, Any]:
     """`known`: figures already computed (by infrastructure.mathtools.model_v2), used where their
-    state's
-    probabilities and sample size are the model's."""
+    state's probabilities and sample size are the model's. `progress`: a file of every state's
+    integer totals so far; a state whose seed and probabilities are unchanged goes on from the
+    round after its last (the rounds are numbered, so extending a run plays exactly the rounds
+    a longer run would). With `step`, every state reaches step, 2 x step, ... rounds in turn, so
+    that the run can stop between passes with every state at the same count."""
     reused = {
         key: {k: v for k, v in f.items() if k not in ("parameters", "screens")}
         for key, f in (known or {}).items()
@@ -123,19 +137,16 @@ def run(
         figures = pool.map(_computed, [(model, s, screens) for s in missing])
         computed = {**reused, **{f["state"]: f for f in figures}}
     log.info("computed", reused=sorted(reused), computed=len(missing))
+    totals = simulate_states(model, master, spins, workers, progress, step)
     simulated: dict[str, dict[str, Any]] = {}
     for level, hw, fs in all_states():
         key = state_key(level, hw, fs)
-        seed = state_seed(master, key)
-        totals = simulate(
-            spec_for(model, level=level, hw_halves=hw, fs_halves=fs, master_seed=seed, spins=spins),
-            workers,
-        )
-        summary = totals.summary()
-        summary["seed"] = seed.hex()
-        summary["win_distribution"] = dict(zip(_bucket_names(), totals.buckets, strict=True))
+        summary = totals[key].summary()
+        summary["seed"] = state_seed(master, key).hex()
+        summary["win_distribution"] = dict(zip(_bucket_names(), totals[key].buckets, strict=True))
         summary["checks"] = checks(key, computed[key], summary)
         summary["parameters"] = model.probabilities(level, hw, fs)
+        summary["totals"] = {"acc": totals[key].acc, "buckets": totals[key].buckets}
         simulated[key] = summary
         log.info(
             "state",
@@ -168,6 +179,80 @@ def run(
     }
 
 
+def simulate_states(
+    model: MathModel,
+    master: bytes,
+    spins: int,
+    workers: int,
+    progress: Path | None = None,
+    step: int = 0,
+    only: frozenset[str] = frozenset(),
+) -> dict[str, RunTotals]:
+    """Every state (or those in `only`) simulated to `spins` rounds, going on from `progress`."""
+    totals = _resume(model, master, progress)
+    targets = list(range(step, spins, step)) + [spins] if step else [spins]
+    for target in targets:
+        for level, hw, fs in all_states():
+            key = state_key(level, hw, fs)
+            if only and key not in only:
+                continue
+            done = totals.get(key, RunTotals())
+            if done.rounds >= target:
+                continue
+            more = simulate(
+                spec_for(
+                    model,
+                    level=level,
+                    hw_halves=hw,
+                    fs_halves=fs,
+                    master_seed=state_seed(master, key),
+                    spins=target - done.rounds,
+                    first=done.rounds,
+                ),
+                workers,
+            )
+            done.merge(more)
+            totals[key] = done
+            log.info(
+                "simulated", state=key, rounds=done.rounds, rtp=round(done.summary()["rtp"], 5)
+            )
+            if progress:
+                _save_progress(progress, model, master, totals)
+    return totals
+
+
+def _resume(model: MathModel, master: bytes, progress: Path | None) -> dict[str, RunTotals]:
+    """The states' totals recorded in `progress` that still hold: same master seed, same
+    probabilities (a state re-tuned since starts again from round 0, with the same seed)."""
+    if progress is None or not progress.exists():
+        return {}
+    saved = json.loads(progress.read_text())
+    if saved.get("master_seed") != master.hex():
+        return {}
+    out: dict[str, RunTotals] = {}
+    for key, entry in saved.get("states", {}).items():
+        if entry.get("parameters") == model.probabilities(*_state(key)):
+            out[key] = RunTotals(list(entry["acc"]), list(entry["buckets"]))
+    return out
+
+
+def _save_progress(
+    progress: Path, model: MathModel, master: bytes, totals: dict[str, RunTotals]
+) -> None:
+    states = {
+        key: {
+            "parameters": model.probabilities(*_state(key)),
+            "acc": t.acc,
+            "buckets": t.buckets,
+        }
+        for key, t in totals.items()
+    }
+    progress.parent.mkdir(parents=True, exist_ok=True)
+    scratch = progress.with_suffix(".tmp")
+    scratch.write_text(json.dumps({"master_seed": master.hex(), "states": states}) + "\n")
+    scratch.replace(progress)
+
+
 def markdown(math_figures: dict[str, Any], par: dict[str, Any]) -> str:
     n = par["spins_per_state"]
     lines = [
@@ -181,7 +266,7 @@ def markdown(math_figures: dict[str, Any], par: dict[str, Any]) -> str:
         f"{math_figures['screens']:,} fixed-seed screens with every later step averaged exactly, "
         "so the RTP carries the small standard error shown) beside a simulation of "
         f"{n:,} rounds per state. Master seed `{par['master_seed']}`, fixed before the run "
-        '(SHA-256 of "pumpkin-par:" and the model version); each state\'s seed is SHA-256(master '
+        '(SHA-256 of "pumpkin-par:" and the model name); each state\'s seed is SHA-256(master '
         "seed + state key). No state was re-simulated.",
     ]
     if n < CERTIFICATION_SPINS:
@@ -242,14 +327,31 @@ def main() -> None:
         default=[],
         help="figures files written by infrastructure.mathtools.model_v2 (reused where they match)",
     )
+    parser.add_argument(
+        "--step",
+        type=int,
+        default=0,
+        help="bring every state to step, 2 x step, ... rounds in turn (the progress file keeps "
+        "each state's totals, so a stopped run goes on where it stopped)",
+    )
+    parser.add_argument("--progress", type=Path, default=None, help="the progress file")
+    parser.add_argument(
+        "--model", type=Path, default=None, help="a model file not yet published (simulate only)"
+    )
+    parser.add_argument("--only", default="", help="with --model: these states (KEY,KEY)")
     args = parser.parse_args()
     known: dict[str, dict[str, Any]] = {}
     for path in args.computed:
         known.update(json.loads(path.read_text()))
-    model = current_model()
+    model = load_definition(args.model.read_text()) if args.model else current_model()
     master = bytes.fromhex(args.seed) if args.seed else default_master_seed(model)
-    results = run(model, master, args.spins, args.screens, args.workers, known)
-    models = ROOT / "domain" / "game" / "models"
+    progress = args.progress or ROOT / "reports" / "par" / f"{model.name}.progress.json"
+    if args.model:  # a draft: simulate the states asked for, into the progress file only
+        only = frozenset(filter(None, args.only.split(",")))
+        simulate_states(model, master, args.spins, args.workers, progress, args.step, only)
+        return
+    results = run(model, master, args.spins, args.screens, args.workers, known, progress, args.step)
+    models = MODELS
     (models / f"{model.name}.math.json").write_text(
         json.dumps(results["math"], indent=1, sort_keys=True) + "\n"
     )
