@@ -238,17 +238,21 @@ def _simulate(spec: RunSpec, workers: int, ray_address: str | None) -> RunTotals
 
 
 def _resume(model: MathModel, master: bytes, progress: Path | None) -> dict[str, RunTotals]:
-    """The states' totals recorded in `progress` that still hold: same master seed, same
-    probabilities (a state re-tuned since starts again from round 0, with the same seed)."""
-    if progress is None or not progress.exists():
+    """The states' totals recorded in `progress` (else in the model's published report) that
+    still hold: same master seed, same probabilities (a state re-tuned since starts again from
+    round 0, with the same seed)."""
+    published = MODELS / f"{model.name}.par.json"
+    source = progress if progress is not None and progress.exists() else published
+    if not source.exists():
         return {}
-    saved = json.loads(progress.read_text())
+    saved = json.loads(source.read_text())
     if saved.get("master_seed") != master.hex():
         return {}
     out: dict[str, RunTotals] = {}
     for key, entry in saved.get("states", {}).items():
-        if entry.get("parameters") == model.probabilities(*_state(key)):
-            out[key] = RunTotals(list(entry["acc"]), list(entry["buckets"]))
+        totals = entry.get("totals", entry)
+        if entry.get("parameters") == model.probabilities(*_state(key)) and "acc" in totals:
+            out[key] = RunTotals(list(totals["acc"]), list(totals["buckets"]))
     return out
 
 
