@@ -36,13 +36,7 @@ from uuid import UUID, uuid4, uuid5
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.domain import Aggregate, Snapshot
-from eventsourcing.persistence import (
-    IntegrityError,
-    Mapper,
-    Recording,
-    StoredEvent,
-    Transcoder,
-)
+from eventsourcing.persistence import IntegrityError, Mapper, Recording, StoredEvent
 
 import domain.ledger.wallet_account  # noqa: F401 - registers its stored topics for every reader
 from domain.errors import (
@@ -77,7 +71,7 @@ from infrastructure.sessions import fair_sessions
 from infrastructure.sessions.seed_vault import SeedVault
 from infrastructure.store import es_compat
 from infrastructure.store.async_commit import AsyncGroupCommit
-from infrastructure.store.json_mapper import FastJSONTranscoder, JsonNativeMapper
+from infrastructure.store.json_mapper import JsonNativeMapper
 from infrastructure.store.persistence import (
     GroupCommitRecorder,
     ensure_database,
@@ -187,12 +181,6 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         self._locks = PlayerLocks()  # commands on one player take turns in this process
         # Called once per retry after a lost write race (the HTTP app counts them).
         self.on_conflict_retry: Callable[[], object] = _ignore
-
-    def construct_transcoder(self) -> Transcoder:
-        """The library's JSON transcoding, decoded faster (infrastructure/store/json_mapper.py)."""
-        transcoder = FastJSONTranscoder()
-        self.register_transcodings(transcoder)
-        return transcoder
 
     def construct_mapper(self) -> Mapper[UUID]:
         return self.factory.mapper(

@@ -7,15 +7,13 @@ encoded here by orjson instead, with the library's own transcodings for what orj
 (the timestamp: a datetime). The stored bytes are JSON the library's decoder reads as before,
 to the same values; anything else (snapshots, the key aggregates) goes through the library.
 
-Reading: FastJSONTranscoder decodes with orjson where that gives the very values the library's
-decoder gives, else with the library's decoder. The library's mapper upcasts an event stored at
-an older `class_version` (domain.ledger.event_names); this one also records on it the digest of
-the state as stored, which the hash chain covers (domain.ledger.hashchain.STORED_DIGEST).
+Reading, the library's mapper upcasts an event stored at an older `class_version`
+(domain.ledger.event_names); this one also records on it the digest of the state as stored, which
+the hash chain covers (domain.ledger.hashchain.STORED_DIGEST).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from uuid import UUID
 
@@ -30,48 +28,6 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import get_topic
 
 from domain.ledger.hashchain import STORED_DIGEST, event_digest
-
-_TYPE_KEY = b'"_type_"'
-# orjson reads an integer past 64 bits as a float; the library, as an int. Such a run of digits
-# (or any as long, in a string too) sends the text to the library's decoder.
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
-
-
-class FastJSONTranscoder(JSONTranscoder):
-    """The library's JSONTranscoder, decoding with orjson when the result is certainly the same.
-
-    The library's decoder (the standard library's, with a hook called for every object) turns
-    each object of exactly the keys `_type_` and `_data_` into the registered type. orjson parses
-    the same text to the same values; what it cannot know is the hook. So its result is taken only
-    when every `"_type_"` in the bytes is the key of such an object among the top-level values
-    (an event's timestamp), transcoded here as the hook would; anything else (a `_type_` deeper
-    down, text orjson refuses: NaN, lone surrogates...; or reads otherwise: integers past 64
-    bits) is decoded by the library, which also raises its own errors.
-    """
-
-    def decode(self, data: bytes) -> Any:
-        if type(data) is not bytes or _LONG_DIGITS.search(data):
-            return super().decode(data)
-        try:
-            value = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            return super().decode(data)
-        marks = data.count(_TYPE_KEY)
-        if not marks:
-            return value  # the hook changes nothing without a `_type_` key
-        if type(value) is not dict:
-            return super().decode(data)
-        names = self.names
-        for name, item in value.items():
-            if (
-                type(item) is dict
-                and len(item) == 2
-                and "_data_" in item
-                and item.get("_type_") in names
-            ):
-                value[name] = names[item["_type_"]].decode(item["_data_"])
-                marks -= 1
-        return value if marks == 0 else super().decode(data)
 
 
 class JsonNativeMapper(Mapper[UUID]):
