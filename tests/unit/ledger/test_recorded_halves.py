@@ -80,3 +80,14 @@ def test_new_round_events_store_integer_halves() -> None:
         assert (events[name]["hold_and_win_halves"], events[name]["free_spins_halves"]) == (2, 2)
         assert not {"hold_and_win_multiplier", "free_spins_multiplier"} & events[name].keys()
     assert player.state()["hold_and_win_multiplier"] == 1.0  # shown as a number, as before
+
+
+def test_a_round_parked_by_a_read_model_reads_in_either_schema() -> None:
+    from projections.statistics import played_state
+
+    current = dict(FIRST_SCHEMA)
+    upcast_multipliers_to_halves(current)
+    assert played_state(FIRST_SCHEMA) == played_state(current)
+    assert (played_state(current).hold_and_win_halves, played_state(current).free_spins_halves) == (
+        5, 3
+    )
