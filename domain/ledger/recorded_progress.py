@@ -21,9 +21,12 @@ FIRST_MULTIPLIER_FIELDS = ("hold_and_win_multiplier", "free_spins_multiplier")
 
 
 def upcast_multipliers_to_halves(state: dict[str, Any]) -> None:
-    """A stored state of the first schema rewritten in place: each multiplier becomes halves."""
+    """A stored state of the first schema rewritten in place: each multiplier becomes halves.
+    A state without them is no such event (a row changed in the store): it is left as it is,
+    for the hash chain to name, not refused here."""
     for old, new in zip(FIRST_MULTIPLIER_FIELDS, HALVES_FIELDS, strict=True):
-        state[new] = halves_of(state.pop(old))
+        if old in state:
+            state[new] = halves_of(state.pop(old))
 
 
 def recorded_halves(record: Mapping[str, Any]) -> tuple[int, int]:

@@ -46,6 +46,9 @@ def test_a_first_schema_state_is_upcast_in_place_to_halves() -> None:
                      "hold_and_win_halves": 5, "free_spins_halves": 3}
     with pytest.raises(ValueError):
         upcast_multipliers_to_halves({"hold_and_win_multiplier": 1.25, "free_spins_multiplier": 1})
+    other = {"session_id": "s"}  # another event's state under this name: left for the chain
+    upcast_multipliers_to_halves(other)
+    assert other == {"session_id": "s"}
 
 
 def test_either_schema_reads_as_the_same_halves_and_progress() -> None:
