@@ -16,8 +16,10 @@ at level 1, the scatter at level 0), until the computed RTP is within 0.005% of 
     python -m infrastructure.mathtools.model_v2 --publish  # every state tuned: publish the draft
 
 The draft (domain/game/models/drafts/pumpkin-v2.json) records each state's k (scale_ppm) as it is
-tuned; `--publish` copies it to domain/game/models/ once every state is, and the current model
-name (domain.game.model.CURRENT_MODEL_NAME) then moves to it.
+tuned; `--publish` moves it to domain/game/models/ once every state is, and the current model
+name (domain.game.model.CURRENT_MODEL_NAME) then moves to it. Version 2 was published so; a
+published version never changes (its rounds record its hash), so a change of the math is a new
+version built the same way.
 """
 
 from __future__ import annotations
@@ -126,6 +128,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.publish:
         PUBLISHED_FILE.write_text(MODEL_FILE.read_text())
+        MODEL_FILE.unlink()  # one file per version: the published one
         return
     d = json.loads(MODEL_FILE.read_text()) if MODEL_FILE.exists() else initial_definition()
     only = set(filter(None, args.only.split(",")))
