@@ -48,7 +48,7 @@ def canonical_json(value: object) -> bytes:
     separators=(",", ":"), ensure_ascii=False, default=_encode_value)` writes (a property test
     holds the two equal), faster: it runs for every event written and checked. The one
     difference is the spelling of a float under 1e-4 (0.00001, not 1e-05); no event carries one
-    (money is integers, multipliers 1.0-3.0).
+    (money and multipliers are integers; the first release's multipliers were 1.0-3.0).
     """
     return orjson.dumps(value, default=_encode_value, option=_CANONICAL)
 

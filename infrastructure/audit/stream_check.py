@@ -41,7 +41,14 @@ class StreamResult:
 
 
 def player_state_of(player: Player) -> dict[str, Any]:
-    return {**player.state(), "rounds": player.rounds}
+    """The player state of docs/CONTRACT.md, with the multipliers also in halves (as the round's
+    events record them) and the number of rounds played."""
+    return {
+        **player.state(),
+        "hold_and_win_halves": player.hold_and_win_halves,
+        "free_spins_halves": player.free_spins_halves,
+        "rounds": player.rounds,
+    }
 
 
 class StreamChecker:
