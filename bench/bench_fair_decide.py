@@ -31,16 +31,19 @@ def main() -> None:
         sid, _ = app.open_session("p")
         for n in range(50):
             app.spin(sid, 20, f"w{n}")
-        cached = app._player("p")
+        # this tree's public names, or an older checkout's private ones
+        load = getattr(app, "load_player", None) or app._player  # type: ignore[attr-defined]
+        decide = getattr(app, "decide_spin", None) or app._play  # type: ignore[attr-defined]
+        cached = load("p")
         fair = hasattr(m, "SpinAttempt")
         n = 0
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
             player = deepcopy(cached)
             if fair:
-                app._play(player, sid, 20, f"r{n}", m.SpinAttempt(""))
+                decide(player, sid, 20, f"r{n}", m.SpinAttempt(""))
             else:
-                m._play(player, sid, 20, f"r{n}")  # type: ignore[attr-defined]
+                decide(player, sid, 20, f"r{n}")
             for event in player.collect_events():
                 app.mapper.to_stored_event(event)
             n += 1

@@ -45,7 +45,7 @@ def build(url: str, players: int, rounds: int) -> int:
             session_id, _ = app.open_session(player_id)
             player: Player = app.repository.get(player_aggregate_id(player_id))
             for n in range(rounds):  # decided as the service decides (a committed seed each)
-                app._play(player, session_id, 100, f"s{n}", SpinAttempt(""))
+                app.decide_spin(player, session_id, 100, f"s{n}", SpinAttempt(""))
                 if (n + 1) % SAVE_EVERY == 0 or n + 1 == rounds:
                     app.save(player)
         return EventRows(app).max_notification_id()

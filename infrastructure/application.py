@@ -170,7 +170,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         # under a key that dies with the process (tests, tools that only read).
         self.seed_vault = seed_vault or SeedVault.for_this_process()
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
-        self._players = PlayerCache(CACHED_PLAYERS)
+        self.player_cache = PlayerCache(CACHED_PLAYERS)
         # Immutable facts, so cached without expiry (bounded by clearing when full).
         self._session_players: dict[str, str] = {}
         self._token_sessions: dict[str, tuple[str, str]] = {}
@@ -219,7 +219,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         )
 
     def player_state(self, player_id: str) -> dict[str, Any]:
-        player = self._player(player_id)
+        player = self.load_player(player_id)
         return {**player.state(), **exclusion_view(player, self.clock().timestamp())}
 
     # -- sessions --------------------------------------------------------------------------------
@@ -227,8 +227,8 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
     def open_session(
         self, player_id: str, reality_check_minutes: object = None
     ) -> tuple[str, str]:
-        for _ in self._attempts():
-            player = self._player(player_id)
+        for _ in self.attempts():
+            player = self.load_player(player_id)
             now = self.clock()
             try:
                 check_may_open(player, now)
@@ -252,7 +252,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
                 TokenKey, TokenKey.Issued, id=token_key_id(hashed), player_id=player_id,
                 session_id=session_id, prev_hash="",
             )
-            if self._saved(player, session_key, token_key):
+            if self.save_together(player, session_key, token_key):
                 _remember(self._session_players, session_id, player_id)
                 return session_id, token
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
@@ -268,7 +268,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
             known = (key.session_id, key.player_id)
             _remember(self._token_sessions, hashed, known)
         session_id, player_id = known
-        player = self._player(player_id)
+        player = self.load_player(player_id)
         return SessionRef(session_id, player_id, player.session_is_open(session_id))
 
     def known_session_for_token(self, token: str) -> SessionRef | None:
@@ -280,7 +280,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         if known is None:
             return None
         session_id, player_id = known
-        cached = self._players.get(player_aggregate_id(player_id))
+        cached = self.player_cache.get(player_aggregate_id(player_id))
         if cached is None:
             return None
         return SessionRef(session_id, player_id, cached.session_is_open(session_id))
@@ -296,8 +296,8 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         condition on the open session's entry, judged on the newest state (the idle close).
         Closing a closed session answers it as it closed. The answer is the session object."""
         player_id = self._player_of_session(session_id)
-        for _ in self._attempts():
-            player = self._player(player_id)
+        for _ in self.attempts():
+            player = self.load_player(player_id)
             entry = player.session_entry(session_id)
             if entry is None or (only_if is not None and not only_if(entry)):
                 return self.session(session_id)
@@ -311,7 +311,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
                 session_id, player_id, entry, now, server_seed, reason
             )
             key.trigger_event(SessionKey.Closed, prev_hash=key.chain_head, session=closed)
-            if self._saved(player, key):
+            if self.save_together(player, key):
                 self.seed_vault.forget(session_id)
                 return closed
         raise ConcurrentUpdate(f"player {player_id!r} is busy, try again")
@@ -330,7 +330,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         """The session object of CONTRACT.md: from the player while open, then from the
         SessionKey stream (or, for sessions closed before that, the player's own stream)."""
         player_id = self._player_of_session(session_id)
-        entry = self._player(player_id).session_entry(session_id)
+        entry = self.load_player(player_id).session_entry(session_id)
         if entry is not None:
             return fair_sessions.open_view(session_id, player_id, entry, self.clock())
         key: SessionKey = self.repository.get(UUID(hex=session_id))
@@ -347,7 +347,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
             return fair_sessions.idle_for(entry, self.clock()) >= idle_seconds
 
         player_id = self._player_of_session(session_id)
-        entry = self._player(player_id, fresh=False).session_entry(session_id)
+        entry = self.load_player(player_id, fresh=False).session_entry(session_id)
         if entry is None or not idle(entry):
             return False
         return self.close_session(session_id, "idle", only_if=idle)["open"] is False
@@ -369,7 +369,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
             player_id,
             session_id,
             stake,
-            lambda player: self._play(player, session_id, stake, request_id, attempt),
+            lambda player: self.decide_spin(player, session_id, stake, request_id, attempt),
             request_id,
         )
         if isinstance(result, int):
@@ -378,7 +378,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
             played = round_view(round_event_payload(event) for event in result)
         return played
 
-    def _play(
+    def decide_spin(
         self, player: Player, session_id: str, stake: int | None, request_id: str,
         attempt: SpinAttempt,
     ) -> int | list[Any]:
@@ -446,11 +446,11 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         if player is not None:
             played = [event for event in player.pending_events if _in_round(event)]
             try:
-                await self._save_in_loop(player, *issued_keys(player, request_id))
+                await self.save_in_loop(player, *issued_keys(player, request_id))
             except IntegrityError:  # another writer took the version: `spin` retries on the
                 self.on_conflict_retry()  # newest state
             else:
-                self._players.put(player)
+                self.player_cache.put(player)
                 return round_view(round_event_payload(event) for event in played)
         return await asyncio.to_thread(self._spin, session_id, stake, request_id, attempt)
 
@@ -470,12 +470,12 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
     ) -> Player | None:
         """The player with the round decided (pending), if nothing had to be read to decide."""
         player_id = self._session_players.get(session_id)
-        cached = self._players.get(player_aggregate_id(player_id)) if player_id else None
+        cached = self.player_cache.get(player_aggregate_id(player_id)) if player_id else None
         if cached is None:
             return None
         player: Player = deepcopy(cached)
         try:
-            decided = self._play(player, session_id, stake, request_id, attempt)
+            decided = self.decide_spin(player, session_id, stake, request_id, attempt)
         except RuleViolation:
             return None  # a refusal is only final when judged on the newest state
         return None if isinstance(decided, int) else player
@@ -487,7 +487,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
             raise RoundNotFound(f"no round {round_id!r}")
         player_id, number = parsed
         try:
-            player = self._player(player_id)
+            player = self.load_player(player_id)
         except PlayerNotFound:
             raise RoundNotFound(f"no round {round_id!r}") from None
         if number > player.rounds:
@@ -497,7 +497,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
 
     def round_ids(self, player_id: str) -> list[str]:
         """The player's round ids, newest first (rounds are numbered 1, 2, ... per player)."""
-        player = self._player(player_id)
+        player = self.load_player(player_id)
         return [f"{player_id}.{n}" for n in range(player.rounds, 0, -1)]
 
     # -- the chain -------------------------------------------------------------------------------
@@ -520,7 +520,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    def _player(self, player_id: str, *, fresh: bool = True) -> Player:
+    def load_player(self, player_id: str, *, fresh: bool = True) -> Player:
         """A private copy of the player to decide on.
 
         fresh: caught up with the store (what queries and second attempts need). Otherwise the
@@ -529,7 +529,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         """
         check_player_id(player_id)
         aggregate_id = player_aggregate_id(player_id)
-        cached = self._players.get(aggregate_id)
+        cached = self.player_cache.get(aggregate_id)
         if cached is None:
             player = self._load_player(player_id, aggregate_id)
         else:
@@ -537,7 +537,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
             if not newer:
                 return deepcopy(cached)
             player = _project(deepcopy(cached), newer)
-        self._players.put(player)
+        self.player_cache.put(player)
         return deepcopy(player)
 
     def _load_player(self, player_id: str, aggregate_id: UUID) -> Player:
@@ -587,7 +587,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         fresh = False
         conflicts = 0
         while conflicts < ATTEMPTS:
-            player = self._player(player_id, fresh=fresh)
+            player = self.load_player(player_id, fresh=fresh)
             try:
                 result = decide(player)
             except RuleViolation:
@@ -598,7 +598,9 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
                 if recalled is None:
                     raise
                 return recalled[0]
-            if not player.pending_events or self._saved(player, *issued_keys(player, request_id)):
+            if not player.pending_events:
+                return result
+            if self.save_together(player, *issued_keys(player, request_id)):
                 return result
             recalled = self._recalled(player_id, request_id, decide)
             if recalled is not None:
@@ -616,11 +618,11 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         key = recorded_key(self.repository, player_id, request_id)
         if key is None:
             return None
-        player = self._player(player_id)
+        player = self.load_player(player_id)
         player.recall_request(key.request_id, key.fingerprint, key.answer)
         return (decide(player),)
 
-    def _saved(self, *aggregates: Aggregate | RequestKey.Issued) -> bool:
+    def save_together(self, *aggregates: Aggregate | RequestKey.Issued) -> bool:
         """Record in one transaction; False if another writer took one of the versions."""
         try:
             self.save(*aggregates)
@@ -628,7 +630,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
             return False
         for aggregate in aggregates:
             if isinstance(aggregate, Player):
-                self._players.put(aggregate)  # the newest state: the next command starts here
+                self.player_cache.put(aggregate)  # the newest state: the next command starts here
         return True
 
     def save(self, *objs: Any, **kwargs: Any) -> Any:
@@ -636,7 +638,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         insert = at_once(self.recorder.insert_events)
         return run_blocking(self._saving(objs, kwargs, insert, in_this_thread, answer=True))
 
-    async def _save_in_loop(self, *objs: Any) -> list[Recording[UUID]]:
+    async def save_in_loop(self, *objs: Any) -> list[Recording[UUID]]:
         """The same save in the event loop: committed by the loop's group commit (awaited, not
         blocked on), snapshots written in a worker thread. Answers no recordings unless the hook
         after recording takes them: building them is a visible share of a spin's CPU."""
@@ -714,7 +716,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
             self._async_commit.close()
         super().close()
 
-    def _attempts(self) -> Iterator[int]:
+    def attempts(self) -> Iterator[int]:
         for attempt in range(ATTEMPTS):
             if attempt:
                 self._retrying(attempt)

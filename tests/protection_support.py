@@ -41,7 +41,7 @@ def event_names(app: PumpkinApplication, player_id: str) -> list[str]:
 
 
 def stream(app: PumpkinApplication, player_id: str) -> list[tuple[str, dict[str, Any]]]:
-    aggregate_id = app._player(player_id).id
+    aggregate_id = app.load_player(player_id).id
     return [(type(e).__name__, vars(e)) for e in app.events.get(aggregate_id)]
 
 

@@ -38,7 +38,7 @@ class FreeRoundCommands:
     def _command(self, player_id: str, decide: Callable[[Player], T]) -> T:
         raise NotImplementedError  # PumpkinApplication's
 
-    def _player(self, player_id: str, *, fresh: bool = True) -> Player:
+    def load_player(self, player_id: str, *, fresh: bool = True) -> Player:
         raise NotImplementedError  # PumpkinApplication's
 
     def grant_free_rounds(
@@ -57,7 +57,7 @@ class FreeRoundCommands:
     def live_free_rounds(self, player_id: str) -> list[dict[str, Any]]:
         """The campaigns with rounds left, neither expired nor cancelled."""
         now = self.clock()
-        campaigns = self._player(player_id).free_rounds
+        campaigns = self.load_player(player_id).free_rounds
         return [
             campaign_view(campaign_id, campaign)
             for campaign_id, campaign in campaigns.items()

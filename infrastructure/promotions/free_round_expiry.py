@@ -41,7 +41,7 @@ class FreeRoundExpiry:
             if self.app.expire_free_rounds(player_id):
                 expired.append(player_id)
             later = [
-                e.timestamp() for c in self.app._player(player_id).free_rounds.values()
+                e.timestamp() for c in self.app.load_player(player_id).free_rounds.values()
                 if not c[3] and c[0] > 0 and (e := parse_expiry(c[2])) is not None
             ]
             if later:

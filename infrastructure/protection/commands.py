@@ -43,14 +43,14 @@ class ProtectionCommands:
         def _command(
             self, player_id: str, decide: Callable[[Player], T], request_id: str | None = None
         ) -> T: ...
-        def _player(self, player_id: str, *, fresh: bool = True) -> Player: ...
+        def load_player(self, player_id: str, *, fresh: bool = True) -> Player: ...
         def _player_of_session(self, session_id: str) -> str: ...
         def close_session(self, session_id: str, reason: str = "") -> dict[str, Any]: ...
         def session(self, session_id: str) -> dict[str, Any]: ...
 
     def limits(self, player_id: str) -> dict[str, Any]:
         """GET /players/{id}/limits."""
-        return limits_view(self._player(player_id), self.clock().timestamp())
+        return limits_view(self.load_player(player_id), self.clock().timestamp())
 
     def set_limits(self, player_id: str, requested: Mapping[str, Any]) -> dict[str, Any]:
         """PUT /players/{id}/limits: tightening at once, loosening or removal in 24 hours."""
@@ -123,7 +123,7 @@ class ProtectionCommands:
 
     def _session_view(self, player_id: str, session_id: str) -> dict[str, Any]:
         """The session (CONTRACT.md) with what protection adds: the reality check."""
-        player = self._player(player_id)
+        player = self.load_player(player_id)
         return {**self.session(session_id), **session_view(player, session_id, self.clock())}
 
 

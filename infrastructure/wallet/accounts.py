@@ -70,12 +70,12 @@ class Accounts:
         accounts = [a for a in aggregates if isinstance(a, WalletAccount)]
         marks = [(a, a.version - len(a.pending_events)) for a in accounts]
         try:
-            await app._save_in_loop(*aggregates)  # the application's one save path
+            await app.save_in_loop(*aggregates)  # the application's one save path
         except IntegrityError:
             return False
         for aggregate in aggregates:
             if isinstance(aggregate, Player):
-                app._players.put(aggregate)
+                app.player_cache.put(aggregate)
         for account, before in marks:
             self._remember(account)
             if account.version // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
@@ -86,7 +86,7 @@ class Accounts:
         """Record in one transaction (the application's save); False if a version was taken."""
         accounts = [a for a in aggregates if isinstance(a, WalletAccount)]
         marks = [(a, a.version - len(a.pending_events)) for a in accounts]
-        if not self.app._saved(*aggregates):
+        if not self.app.save_together(*aggregates):
             return False
         for account, before in marks:
             self._remember(account)

@@ -146,7 +146,7 @@ class SeamlessWalletService:
         self, player_id: str, session_id: str, stake: int | None, request_id: str,
         attempt: SpinAttempt,
     ) -> _Debit | dict[str, Any]:
-        player = self.app._players.get(player_aggregate_id(player_id))
+        player = self.app.player_cache.get(player_aggregate_id(player_id))
         account = self.accounts.cached(player_id)
         if player is not None and (account is not None or attempt.free_round is not None):
             try:
@@ -173,9 +173,9 @@ class SeamlessWalletService:
         attempt: SpinAttempt,
     ) -> _Debit | dict[str, Any]:
         """Judge every rule on the newest state, then record the debit before it is sent."""
-        for _ in self.app._attempts():
+        for _ in self.app.attempts():
             decided = self._decide_debit(
-                self.app._player(player_id), self.accounts.get_or_open(player_id), session_id,
+                self.app.load_player(player_id), self.accounts.get_or_open(player_id), session_id,
                 stake, request_id, attempt,
             )
             if isinstance(decided, int):
@@ -251,7 +251,7 @@ class SeamlessWalletService:
         self.outbox.wake_threadsafe()
 
     def _on_account(self, player_id: str, change: Any) -> None:
-        for _ in self.app._attempts():
+        for _ in self.app.attempts():
             account = self.accounts.get_or_open(player_id)
             change(account)
             if not account.pending_events or self.accounts.saved(account):
@@ -262,7 +262,7 @@ class SeamlessWalletService:
         self, debit: _Debit, session_id: str, request_id: str, attempt: SpinAttempt,
         balance: int | None,
     ) -> tuple[dict[str, Any], dict[str, Any]] | dict[str, Any]:
-        player = self.app._players.get(player_aggregate_id(debit.player_id))
+        player = self.app.player_cache.get(player_aggregate_id(debit.player_id))
         account = self.accounts.cached(debit.player_id)
         if player is not None and account is not None:
             try:
@@ -287,10 +287,11 @@ class SeamlessWalletService:
         balance: int | None,
     ) -> tuple[dict[str, Any], dict[str, Any]] | dict[str, Any]:
         """Play and record the round with its credit owed, in one transaction."""
-        for _ in self.app._attempts():
+        for _ in self.app.attempts():
             try:
                 decided = self._decide_round(
-                    self.app._player(debit.player_id), self.accounts.get_or_open(debit.player_id),
+                    self.app.load_player(debit.player_id),
+                    self.accounts.get_or_open(debit.player_id),
                     debit, session_id, request_id, attempt, balance,
                 )
             except RuleViolation:
@@ -321,7 +322,7 @@ class SeamlessWalletService:
         # The application decides the round (a request already played answers its version; a
         # new round's seed derives from the session's committed server seed), exactly as a spin
         # on the built-in wallet. A replayed request saves nothing, the balance report included.
-        decided = self.app._play(player, session_id, debit.stake, request_id, attempt)
+        decided = self.app.decide_spin(player, session_id, debit.stake, request_id, attempt)
         if isinstance(decided, int):
             return decided
         played = round_view(round_event_payload(e) for e in decided)

@@ -181,7 +181,7 @@ def test_a_session_past_the_session_time_limit_is_closed_and_its_spins_refused(
     for _ in range(2):
         with pytest.raises(SessionTimeLimit):
             service.spin(session_id, 100, "r2")
-    assert not service._player(player_id).session_is_open(session_id)
+    assert not service.load_player(player_id).session_is_open(session_id)
     assert event_names(service, player_id).count("SessionClosed") == 1
 
 
@@ -241,7 +241,7 @@ def test_an_exclusion_closes_open_sessions_and_refuses_opening_and_spinning(
     assert service.exclude(player_id, until, "asked for a break") == {
         "excluded": True, "excluded_until": "2026-04-01T12:00:00+00:00"
     }
-    assert not service._player(player_id).session_is_open(session_id)
+    assert not service.load_player(player_id).session_is_open(session_id)
     with pytest.raises(PlayerExcluded):
         service.spin(session_id, 100, "r1")
     with pytest.raises(PlayerExcluded):
@@ -318,4 +318,4 @@ def test_answering_a_reality_check_past_the_session_time_limit_closes_the_sessio
     clock.move(minutes=20)
     with pytest.raises(SessionTimeLimit):
         service.reality_check(session_id, True)
-    assert not service._player(player_id).session_is_open(session_id)
+    assert not service.load_player(player_id).session_is_open(session_id)

@@ -136,7 +136,7 @@ def test_a_player_with_a_thousand_closed_sessions_keeps_a_small_aggregate(
     sessions += [service.open_session("hal")[0] for _ in range(999)]
     for session_id in sessions:
         service.close_session(session_id)
-    player = service._player("hal")
+    player = service.load_player("hal")
     assert player.sessions == {}
     assert len(repr(vars(player))) < 5_000
     assert service.session(sessions[0])["open"] is False  # still answered, from its events

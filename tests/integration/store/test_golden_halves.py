@@ -73,7 +73,7 @@ def test_the_first_releases_multipliers_read_back_as_the_same_halves(golden_url:
             halves_of(state["hold_and_win_multiplier"]), halves_of(state["free_spins_multiplier"])
         )
         assert replayed.state() == state
-        assert replayed.chain_head == app._player("dee").chain_head
+        assert replayed.chain_head == app.load_player("dee").chain_head
 
 
 def test_a_golden_player_plays_on_in_halves_and_the_mixed_stream_verifies(

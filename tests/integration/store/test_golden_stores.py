@@ -66,7 +66,7 @@ def test_every_balance_level_meter_round_and_session_reads_as_before(golden_url:
             )
             for round_id, view in expected["rounds"].items():
                 assert app.round(round_id) == view
-            player = app._player(player_id)
+            player = app.load_player(player_id)
             assert player.version == expected["version"]
             for session_id, summary in expected["sessions"].items():
                 # The aggregate keeps open sessions only: read as GET /sessions/{sid} does.

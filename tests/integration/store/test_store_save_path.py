@@ -63,7 +63,7 @@ def test_a_player_is_snapshotted_each_time_its_version_crosses_a_mark(
 
 
 def _version(app: PumpkinApplication, player_id: str) -> int:
-    player: Any = app._player(player_id)  # noqa: SLF001 - the aggregate's version
+    player: Any = app.load_player(player_id)  # noqa: SLF001 - the aggregate's version
     return int(player.version)
 
 
@@ -77,9 +77,9 @@ def test_a_save_from_the_loop_builds_no_recordings_when_no_hook_takes_them(
         balance = app.player_state(player_id)["balance"]
 
         async def saved() -> list[Any]:
-            player = app._player(player_id)  # noqa: SLF001
+            player = app.load_player(player_id)  # noqa: SLF001
             player.deposit(5, "d2")
-            return await app._save_in_loop(player)  # noqa: SLF001
+            return await app.save_in_loop(player)  # noqa: SLF001
 
         assert asyncio.run(saved()) == []
         assert app.player_state(player_id)["balance"] == balance + 5
