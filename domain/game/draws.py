@@ -19,6 +19,8 @@ Tally layout (int64, 4 x N_PARAMS):
 
 from __future__ import annotations
 
+from typing import Any
+
 from numba import types
 from numba.extending import overload
 
@@ -35,27 +37,27 @@ PAIR_DRAWS = 3 * N_PARAMS
 PAIRS = {P_HW_CELL_W: P_HW_CELL_W + 2}
 
 
-def below(rng, n):  # pragma: no cover - compiled only
+def below(rng: Any, n: int) -> int:  # pragma: no cover - compiled only
     """A uniform integer in [0, n) (never tilted)."""
     raise NotImplementedError
 
 
-def chance(rng, P, slot):  # pragma: no cover - compiled only
+def chance(rng: Any, P: Any, slot: int) -> bool:  # pragma: no cover - compiled only
     """True with probability P[slot] / 1,000,000."""
     raise NotImplementedError
 
 
-def weighted(rng, P, first, count):  # pragma: no cover - compiled only
+def weighted(rng: Any, P: Any, first: int, count: int) -> int:  # pragma: no cover - compiled only
     """An index in [0, count) with probability P[first + i] / their sum."""
     raise NotImplementedError
 
 
-def either(rng, P, first, other):  # pragma: no cover - compiled only
+def either(rng: Any, P: Any, first: int, other: int) -> bool:  # pragma: no cover - compiled only
     """True (the `first` side) with probability P[first] / (P[first] + P[other])."""
     raise NotImplementedError
 
 
-def _tilted(rng) -> bool:
+def _tilted(rng: Any) -> bool:
     return isinstance(rng, types.BaseTuple)
 
 

@@ -110,7 +110,7 @@ def log_ratio_coefficients(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _log_weight(tally, coefficients, log_shares):  # type: ignore[no-untyped-def]
+def _log_weight(tally, coefficients, log_shares):
     """log of p(x) / sum_j share_j q_j(x), by log-sum-exp."""
     m = coefficients.shape[0]
     terms = np.empty(m)
@@ -130,9 +130,20 @@ def _log_weight(tally, coefficients, log_shares):  # type: ignore[no-untyped-def
 
 
 @njit(cache=True)
-def run_tilted(  # type: ignore[no-untyped-def]
-    master_key, indices, components, P, tilts, coefficients, log_shares, level, hw_h, fs_h,
-    wins, log_weights, tallies,
+def run_tilted(
+    master_key,
+    indices,
+    components,
+    P,
+    tilts,
+    coefficients,
+    log_shares,
+    level,
+    hw_h,
+    fs_h,
+    wins,
+    log_weights,
+    tallies,
 ):
     """Play the rounds `indices` of a run, round indices[n] from tilts[components[n]]; write each
     round's win (units) and log weight. `tallies` (rows, TALLY_WORDS) receives the rounds'

@@ -52,7 +52,8 @@ def _towards(table: np.ndarray, target: np.ndarray, strength: float) -> np.ndarr
     t = np.where(table > 0, target, 0.0)
     if t.sum() <= 0:
         return table
-    return (1 - strength) * table + strength * t / t.sum()
+    mixed: np.ndarray = (1 - strength) * table + strength * t / t.sum()
+    return mixed
 
 
 def _with_share(table: np.ndarray, index: int, share: float) -> np.ndarray:
@@ -60,7 +61,7 @@ def _with_share(table: np.ndarray, index: int, share: float) -> np.ndarray:
     if table[index] <= 0 or table[index] >= share:
         return table
     rest = 1 - table[index]
-    out = table * (1 - share) / rest
+    out: np.ndarray = table * (1 - share) / rest
     out[index] = share
     return out
 
@@ -98,7 +99,9 @@ def starting_tilt(P: np.ndarray, route: str) -> np.ndarray:
     return tilt_vector(P, chances, tables)
 
 
-def tilt_vector(P: np.ndarray, chances: dict[int, float], tables: dict[int, np.ndarray]) -> np.ndarray:
+def tilt_vector(
+    P: np.ndarray, chances: dict[int, float], tables: dict[int, np.ndarray]
+) -> np.ndarray:
     """The integer parameter vector of a tilt, with the floors applied."""
     Q = P.copy()
     Q.setflags(write=True)

@@ -30,6 +30,7 @@ import structlog
 from domain.game import importance as I
 from domain.game import tilts as T
 from domain.game.board import MAX_WIN_X_STAKE
+from domain.game.draws import TALLY_WORDS
 from domain.game.model import MathModel, all_states, current_model, load_definition, state_key
 from domain.game.state_vector import UNITS_PER_STAKE
 from domain.game.statistics import Z99
@@ -82,11 +83,22 @@ def _play(
     m = indices.shape[0]
     wins = np.zeros(m, dtype=np.int64)
     log_weights = np.zeros(m)
-    tallies = np.zeros((m if keep_tallies else 0, I.TALLY_WORDS), dtype=np.int64)
+    tallies = np.zeros((m if keep_tallies else 0, TALLY_WORDS), dtype=np.int64)
     level, hw, fs = state
     I.run_tilted(
-        key, indices, components, P, stacked, coefficients, log_shares, level, hw, fs,
-        wins, log_weights, tallies,
+        key,
+        indices,
+        components,
+        P,
+        stacked,
+        coefficients,
+        log_shares,
+        level,
+        hw,
+        fs,
+        wins,
+        log_weights,
+        tallies,
     )
     return wins, log_weights, tallies
 
@@ -106,11 +118,17 @@ def refine(
         key = _phase_key(seed, f":pilot:{route}:{iteration}")
         wins, log_weights, _ = _play(P, state, key, [Q], [1.0], [rounds])
         ranked = np.sort(wins)[::-1]
-        level_units = int(min(target_units, max(1, ranked[max(MIN_ELITE, int(ELITE_SHARE * rounds))])))
+        level_units = int(
+            min(target_units, max(1, ranked[max(MIN_ELITE, int(ELITE_SHARE * rounds))]))
+        )
         elite = np.flatnonzero(wins >= level_units)
         history.append(
-            {"iteration": iteration, "level_x_stake": level_units / UNITS_PER_STAKE,
-             "elite": int(elite.size), "at_target": int((wins >= target_units).sum())}
+            {
+                "iteration": iteration,
+                "level_x_stake": level_units / UNITS_PER_STAKE,
+                "elite": int(elite.size),
+                "at_target": int((wins >= target_units).sum()),
+            }
         )
         _, elite_log_weights, tallies = _play(
             P, state, key, [Q], [1.0], [rounds], indices=elite.astype(np.int64), keep_tallies=True
