@@ -4,11 +4,12 @@ each weighted by its exact likelihood ratio.
 
 A tilt Q is a parameter vector of the kernel's layout (domain.game.state_vector) whose triggering
 chances and weight tables differ from the model's P; everything else (pays, the kernel version,
-the uniform draws of rows, reels and positions) is P's. `play` runs unchanged on the tilted
-stream (domain.game.draws): every chance or weighted draw reads Q and is counted in the round's
-tally. A round x drawn under Q has probability q(x) = p(x) * exp(tally . c), where c holds, per
-counted outcome, log(q/p) of one draw (see `log_ratio_coefficients`): the likelihood ratio is
-exact, in integers counted by the kernel itself.
+the uniform draws of rows, reels and positions) is P's. The live kernel's own source, compiled a
+second time on the tilted stream (domain.game.tilted_kernel, domain.game.draws), plays the round:
+every chance or weighted draw reads Q and is counted in the round's tally. A round x drawn under
+Q has probability q(x) = p(x) * exp(tally . c), where c holds, per counted outcome, log(q/p) of
+one draw (see `log_ratio_coefficients`): the likelihood ratio is exact, in integers counted by
+the kernel itself.
 
 Several tilts are used at once (multiple importance sampling, balance heuristic): with n_j of the
 N rounds drawn from Q_j (Q_0 = P, the defensive component), a round's weight is
@@ -29,10 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from domain.game.draws import MISSES, PAIR_DRAWS, PAIRS, PPM, TABLE_DRAWS, TALLY_WORDS
-from domain.game.kernel import play
+from domain.game.draws import MISSES, PPM, TABLE_DRAWS, TALLY_WORDS, encode_chances
 from domain.game.model import WEIGHT_TABLES
 from domain.game.rng import STATE_WORDS, rekey
+from domain.game.tilted_kernel import play
 from domain.game.state_vector import (
     N_OUT,
     N_PARAMS,
@@ -102,11 +103,12 @@ def log_ratio_coefficients(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
             q_sum = q[first : first + count].sum()
             if p_sum > 0 and q_sum > 0:
                 c[TABLE_DRAWS + first + count - 1] = math.log(p_sum / q_sum)
-    for first, other in PAIRS.items():
-        p_sum, q_sum = p[first] + p[other], q[first] + q[other]
-        if p_sum > 0 and q_sum > 0:
-            c[PAIR_DRAWS + first] = math.log(p_sum / q_sum)
     return c
+
+
+def coded(P: np.ndarray) -> np.ndarray:
+    """The parameters the tilted kernel is given (domain.game.draws.encode_chances)."""
+    return encode_chances(P, CHANCE_SLOTS)
 
 
 @njit(cache=True)
@@ -145,9 +147,10 @@ def run_tilted(
     log_weights,
     tallies,
 ):
-    """Play the rounds `indices` of a run, round indices[n] from tilts[components[n]]; write each
-    round's win (units) and log weight. `tallies` (rows, TALLY_WORDS) receives the rounds'
-    tallies when it has a row per round (the cross-entropy update reads them)."""
+    """Play the rounds `indices` of a run, round indices[n] from tilts[components[n]] (P: the
+    model's parameters `coded`); write each round's win (units) and log weight. `tallies`
+    (rows, TALLY_WORDS) receives the rounds' tallies when it has a row per round (the
+    cross-entropy update reads them)."""
     state = np.zeros(STATE_WORDS, dtype=np.uint32)
     key = np.empty(8, dtype=np.int64)
     for j in range(6):

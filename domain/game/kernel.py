@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from domain.game.board import JACKPOTS_X_STAKE, MAX_WIN_X_STAKE, PAYLINES
-from domain.game.draws import below, chance, either, weighted
+from domain.game.rng import below, chance, weighted
 from domain.game.state_vector import (
     LINE_BET_UNITS,
     O_BASE_WIN,
@@ -156,9 +156,9 @@ def _pay(out, units):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _scatter_row(rng, P, slot, reel):  # type: ignore[no-untyped-def]
+def _scatter_row(rng, probability, reel):  # type: ignore[no-untyped-def]
     """Scatters land only on reels 1, 3 and 5, at most one per reel: its row, or -1."""
-    if reel % 2 == 0 and chance(rng, P, slot):
+    if reel % 2 == 0 and chance(rng, probability):
         return below(rng, 3)
     return -1
 
@@ -167,7 +167,7 @@ def _scatter_row(rng, P, slot, reel):  # type: ignore[no-untyped-def]
 def _land_base(rng, P, level, hw_h, fs_h, cells, vals):  # type: ignore[no-untyped-def]
     coins = 0
     for reel in range(5):
-        scatter_row = _scatter_row(rng, P, P_SCATTER, reel)
+        scatter_row = _scatter_row(rng, P[P_SCATTER], reel)
         for row in range(3):
             i = reel * 3 + row
             vals[i] = 0
@@ -185,13 +185,13 @@ def _land_base(rng, P, level, hw_h, fs_h, cells, vals):  # type: ignore[no-untyp
                 cells[i] = WILD
             else:
                 cells[i] = s
-    if level >= 3 and chance(rng, P, P_COLLECTOR):
+    if level >= 3 and chance(rng, P[P_COLLECTOR]):
         reel = below(rng, 5) if P[P_KERNEL] < 2 else _reel_without_scatter(rng, cells)
         top = below(rng, 2)
         for row in (top, top + 1):
             cells[reel * 3 + row] = NGC
             vals[reel * 3 + row] = 0
-    if level >= 5 and (hw_h < _X3 or fs_h < _X3) and chance(rng, P, P_BOOSTER):
+    if level >= 5 and (hw_h < _X3 or fs_h < _X3) and chance(rng, P[P_BOOSTER]):
         if hw_h < _X3 and fs_h < _X3:
             bonus = below(rng, 2)
         else:
@@ -249,7 +249,7 @@ def _swap_possible(P, cells):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def _land_free_spin(rng, P, cells, vals):  # type: ignore[no-untyped-def]
     for reel in range(5):
-        scatter_row = _scatter_row(rng, P, P_FS_SCATTER, reel)
+        scatter_row = _scatter_row(rng, P[P_FS_SCATTER], reel)
         for row in range(3):
             i = reel * 3 + row
             vals[i] = 0
@@ -261,9 +261,9 @@ def _land_free_spin(rng, P, cells, vals):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _wild_reels(rng, P, slot, cells, vals):  # type: ignore[no-untyped-def]
+def _wild_reels(rng, P, probability, cells, vals):  # type: ignore[no-untyped-def]
     """Wild Reels: 1 to 4 whole reels turn wild, whatever was on them. Returns the reel mask."""
-    if not chance(rng, P, slot):
+    if not chance(rng, probability):
         return 0
     count = 1 + weighted(rng, P, P_WR_COUNT_W, 4)
     order = np.arange(5)
@@ -419,7 +419,7 @@ def play(rng, P, level, hw_h, fs_h, tr, on, out):  # type: ignore[no-untyped-def
     _record_screen(tr, on, 0, _KIND_BASE, cells, vals)
     # 4. Wild Reels
     if level >= 1:
-        mask = _wild_reels(rng, P, P_WILD_REELS, cells, vals)
+        mask = _wild_reels(rng, P, P[P_WILD_REELS], cells, vals)
         if mask:
             out[O_WILD_REELS] = 1
             _record(tr, on, R_WILD_REELS, 0, mask, 0, 0, 0, 0, 0)
@@ -450,7 +450,7 @@ def play(rng, P, level, hw_h, fs_h, tr, on, out):  # type: ignore[no-untyped-def
                 continue
             if level < _NO_CANDY_LEVEL and n_active >= 4:
                 continue
-            if chance(rng, P, P_ACTIVATION):
+            if chance(rng, P[P_ACTIVATION]):
                 activated |= 1 << reel
                 n_active += 1
                 _record(tr, on, R_ACTIVATED, 0, reel, 0, 0, 0, 0, 0)
@@ -468,7 +468,7 @@ def play(rng, P, level, hw_h, fs_h, tr, on, out):  # type: ignore[no-untyped-def
         and activated == 0
         and free_spins == 0
         and _swap_possible(P, cells)
-        and chance(rng, P, P_CLOVER)
+        and chance(rng, P[P_CLOVER])
         and _clover_moon_swap(rng, P, cells, tr, on, 0)
     ):
         out[O_CLOVER] = 1
@@ -530,7 +530,8 @@ def _hold_and_win(rng, P, level, cells, vals, activated, step, tr, on, out):  # 
                     s = weighted(rng, P, P_HW_CELL_W, 3)
                 else:
                     # COIN or EMPTY only: weights COIN, EMPTY (CANDY weight skipped)
-                    s = 0 if either(rng, P, P_HW_CELL_W, P_HW_CELL_W + 2) else 2
+                    t = P[P_HW_CELL_W] + P[P_HW_CELL_W + 2]
+                    s = 0 if below(rng, t) < P[P_HW_CELL_W] else 2
                 if s == 0:
                     cells[i] = COIN
                     vals[i] = _COIN_VALUES[weighted(rng, P, P_HW_COIN_W, 6)]
@@ -560,7 +561,7 @@ def _hold_and_win(rng, P, level, cells, vals, activated, step, tr, on, out):  # 
                     continue
                 if level < _NO_CANDY_LEVEL and n_collectors >= 4:
                     continue
-                if chance(rng, P, P_HW_ACTIVATION):
+                if chance(rng, P[P_HW_ACTIVATION]):
                     activated |= 1 << reel
                     n_collectors += 1
                     _record(tr, on, R_ACTIVATED, step, reel, 1, 0, 0, 0, 0)
@@ -600,7 +601,7 @@ def _free_spins(rng, P, level, awarded, step, tr, on, out):  # type: ignore[no-u
         _land_free_spin(rng, P, cells, vals)
         _record_screen(tr, on, step, _KIND_FREE_SPIN, cells, vals)
         if level >= 1:
-            mask = _wild_reels(rng, P, P_FS_WILD_REELS, cells, vals)
+            mask = _wild_reels(rng, P, P[P_FS_WILD_REELS], cells, vals)
             if mask:
                 _record(tr, on, R_WILD_REELS, step, mask, 0, 0, 0, 0, 0)
         lines = _evaluate_lines(P, cells, tr, on, step)
@@ -614,7 +615,7 @@ def _free_spins(rng, P, level, awarded, step, tr, on, out):  # type: ignore[no-u
             and lines == 0
             and more == 0
             and _swap_possible(P, cells)
-            and chance(rng, P, P_FS_CLOVER)
+            and chance(rng, P[P_FS_CLOVER])
             and _clover_moon_swap(rng, P, cells, tr, on, step)
         ):
             lines = _evaluate_lines(P, cells, tr, on, step)

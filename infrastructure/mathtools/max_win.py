@@ -89,7 +89,7 @@ def _play(
         key,
         indices,
         components,
-        P,
+        I.coded(P),
         stacked,
         coefficients,
         log_shares,

@@ -97,7 +97,7 @@ def free_spin_sums(rng, P, level, n):
     for _ in range(n):
         land_free_spin(rng, P, cells, vals)
         if level >= 1:
-            wild_reels(rng, P, P_FS_WILD_REELS, cells, vals)
+            wild_reels(rng, P, P[P_FS_WILD_REELS], cells, vals)
         lines = float(evaluate_lines(P, cells, tr, False, 0))
         scatters = count_cells(cells, SCATTER)
         more = 10 if scatters == 3 else (5 if scatters == 2 else 0)
@@ -131,7 +131,7 @@ def base_sums(rng, P, level, hw_h, fs_h, n, g):
     for _ in range(n):
         land_base(rng, P, level, hw_h, fs_h, cells, vals)
         if level >= 1:
-            wild_reels(rng, P, P_WILD_REELS, cells, vals)
+            wild_reels(rng, P, P[P_WILD_REELS], cells, vals)
         lines = float(evaluate_lines(P, cells, tr, False, 0))
         base = lines
         if count_cells(cells, NGC) > 0:

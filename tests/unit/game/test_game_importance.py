@@ -33,7 +33,7 @@ def _run(P, state, key, tilts, counts):  # type: ignore[no-untyped-def]
         key,
         np.arange(n, dtype=np.int64),
         np.repeat(np.arange(len(counts), dtype=np.int64), counts),
-        P,
+        I.coded(P),
         np.ascontiguousarray(np.stack(tilts)),
         coefficients,
         shares,
