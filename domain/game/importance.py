@@ -33,7 +33,6 @@ from numba import njit
 from domain.game.draws import MISSES, PPM, TABLE_DRAWS, TALLY_WORDS, encode_chances
 from domain.game.model import WEIGHT_TABLES
 from domain.game.rng import STATE_WORDS, rekey
-from domain.game.tilted_kernel import play
 from domain.game.state_vector import (
     N_OUT,
     N_PARAMS,
@@ -49,6 +48,7 @@ from domain.game.state_vector import (
     P_SCATTER,
     P_WILD_REELS,
 )
+from domain.game.tilted_kernel import play
 
 CHANCE_SLOTS = (
     P_SCATTER,
