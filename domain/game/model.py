@@ -164,7 +164,7 @@ def registry() -> dict[str, MathModel]:
     return models
 
 
-CURRENT_MODEL_NAME = "pumpkin-v1"
+CURRENT_MODEL_NAME = "pumpkin-v2"
 
 
 @cache

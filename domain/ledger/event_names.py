@@ -12,7 +12,8 @@ covers the name (domain.ledger.hashchain). So:
   at the time (e.g. `"domain.player:Player.StakePlaced"`); it is frozen now and never edited.
 - A NEW stored class is named `TOPIC = "pumpkin:<Aggregate>.<Event>"` (an aggregate:
   `"pumpkin:<Aggregate>"`), e.g. `TOPIC = "pumpkin:Player.SeedRevealed"`.
-- A name is never reused, never changed; tests/test_event_names.py holds them unique and set.
+- A name is never reused, never changed; tests/integration/audit/test_event_names.py holds them
+  unique and set.
 - Once an aggregate has a TOPIC, the library refuses (at import) any event class in its body
   without one, including the `Created` it derives by itself when the body does not define it:
   define `class Created(Aggregate.Created)` with a TOPIC too (see SessionKey). An event made by

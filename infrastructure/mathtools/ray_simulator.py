@@ -1,9 +1,8 @@
 """`pumpkin simulate --ray`: the same run on a Ray cluster.
 
-The same chunks of round indices as the local simulator (infrastructure.mathtools.simulator), each
-played
-by the same kernel on a Ray worker; the chunks' integer totals come back and merge in chunk order,
-so the figures equal those of `--workers` for the same seed and spins, exactly.
+The same chunks of round indices as the local simulator (infrastructure.mathtools.simulator),
+each played by the same kernel on a Ray worker; the chunks' integer totals come back and merge in
+chunk order, so the figures equal those of `--workers` for the same seed and spins, exactly.
 
 Ray is optional: `pip install '.[ray]'`.
 """

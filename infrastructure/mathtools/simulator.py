@@ -32,6 +32,7 @@ class RunSpec:
     master_seed: bytes
     spins: int
     curve_every: int = 0
+    first: int = 0  # the index of the run's first round: a run extends an earlier one exactly
 
 
 def spec_for(model: MathModel, **kwargs: object) -> RunSpec:
@@ -75,7 +76,8 @@ def _run_chunk(model: MathModel, spec: RunSpec, first: int, count: int) -> RunTo
 
 def chunks_of(spec: RunSpec) -> list[tuple[int, int]]:
     """The run's rounds in chunks (first index, count): the unit of work on any executor."""
-    return [(first, min(CHUNK, spec.spins - first)) for first in range(0, spec.spins, CHUNK)]
+    end = spec.first + spec.spins
+    return [(first, min(CHUNK, end - first)) for first in range(spec.first, end, CHUNK)]
 
 
 def merged(parts: list[RunTotals]) -> RunTotals:

@@ -1,8 +1,9 @@
 """Every use of eventsourcing's non-public names, in one place, each behind a named function.
 
 The project pins eventsourcing==9.5.6 and relies on a few of its internals; each is named here,
-and tests/test_es_compat.py holds one test per internal that fails loudly if an upgrade changes
-it. Upgrading the library means running those tests and adapting this module, nowhere else.
+and tests/integration/store/test_es_compat.py holds one test per internal that fails loudly if
+an upgrade changes it. Upgrading the library means running those tests and adapting this
+module, nowhere else.
 
 Internals used here:
 - `Aggregate._create` (create an aggregate with a chosen creation event: the key aggregates);

@@ -1,17 +1,14 @@
 """Model version 2: every triggering probability falling with the level and the multipliers, no
-silent no-ops, on target in every state by computation once published, and version 1 still
-re-deriving its rounds exactly. Until every state is tuned, version 2 is a draft
-(domain/game/models/drafts/) that no round can use."""
+silent no-ops, on target in every state by computation, and version 1 still re-deriving its
+rounds exactly."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 
 import numpy as np
 import pytest
 from game_support import state_progress
-from repo_paths import REPO
 
 from domain.game import state_vector as L
 from domain.game.calculator import state_math
@@ -33,8 +30,6 @@ from domain.game.rules_document import computed_figures, rules_document
 from domain.game.symbols import NGC, SCATTER
 
 V1 = "pumpkin-v1-4af96d8ef079b16a"
-DRAFT = REPO / "domain" / "game" / "models" / "drafts" / "pumpkin-v2.json"
-PLACEHOLDER = 500_000  # infrastructure.mathtools.model_v2's starting k
 
 
 def _no_higher_multipliers(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
@@ -42,25 +37,21 @@ def _no_higher_multipliers(a: tuple[int, int, int], b: tuple[int, int, int]) -> 
     return b[0] < a[0] or (b[0] == a[0] and b[1] <= a[1] and b[2] <= a[2])
 
 
-def draft() -> MathModel:
-    return MathModel(json.loads(DRAFT.read_text()))
+def v2() -> MathModel:
+    model = current_model()
+    assert model.name == "pumpkin-v2"
+    return model
 
 
-def tuned_states(model: MathModel) -> list[tuple[int, int, int]]:
-    """The states the draft has tuned so far (the others still hold the starting k = 0.5)."""
-    return [s for s in all_states() if model.state(*s)["scale_ppm"] != PLACEHOLDER]
-
-
-def test_version_1_stays_published_and_a_draft_is_never_loaded() -> None:
+def test_version_2_is_current_and_version_1_stays_published() -> None:
     assert model_for(V1).name == "pumpkin-v1"
-    assert draft().version not in registry()
-    assert draft().definition["engine"]["kernel"] == 2
+    assert v2().definition["engine"]["kernel"] == 2
+    assert {model.name for model in registry().values()} == {"pumpkin-v1", "pumpkin-v2"}
 
 
 def test_every_triggering_probability_is_no_higher_than_in_any_lower_state() -> None:
-    model = current_model() if current_model().name == "pumpkin-v2" else draft()
-    states = all_states() if model is current_model() else tuned_states(model)
-    assert len(states) >= 8
+    model = v2()
+    states = all_states()
     tables = {s: model.probabilities(*s) for s in states}
     keys = set(tables[states[0]])
     assert keys == {*STATE_KEYS, *FEATURE_KEYS}
@@ -78,15 +69,8 @@ def test_every_triggering_probability_is_no_higher_than_in_any_lower_state() -> 
                 assert tables[s][key] == 0, (key, s)
 
 
-def _published_v2() -> MathModel:
-    model = current_model()
-    if model.name != "pumpkin-v2":
-        pytest.skip("version 2 is still a draft (mathtools.model_v2 --publish once tuned)")
-    return model
-
-
 def test_every_state_computes_to_96_00_percent_and_meets_the_frequency_targets() -> None:
-    figures = computed_figures(_published_v2().version)
+    figures = computed_figures(v2().version)
     assert len(figures["states"]) == 21
     for key, state in figures["states"].items():
         assert abs(state["rtp"] - 0.96) <= 0.0001, key
@@ -113,14 +97,14 @@ def test_the_rules_document_shows_the_computed_figures_and_the_max_win_method() 
 
 
 def test_from_kernel_2_the_rules_document_discloses_the_collector_and_the_swap_rules() -> None:
-    document = rules_document(draft())
+    document = rules_document(v2())
     assert any("never covers a Scatter" in d for d in document["disclosures"])
     assert any("always makes a win" in d for d in document["disclosures"])
     assert not any("never covers" in d for d in rules_document(model_for(V1))["disclosures"])
 
 
 def test_the_collector_never_covers_a_scatter_from_kernel_2() -> None:
-    params = draft().params(3, 2, 2).copy()
+    params = v2().params(3, 2, 2).copy()
     params[L.P_SCATTER] = 1_000_000  # a scatter on reels 1, 3 and 5 on every screen
     params[L.P_COLLECTOR] = 1_000_000
     cells = np.empty(15, dtype=np.int64)

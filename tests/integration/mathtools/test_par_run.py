@@ -1,0 +1,62 @@
+"""The PAR run: its seeds fixed by the model's name before any round, and a stopped run going on
+where it stopped, exactly as one uninterrupted run."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from domain.game.model import MathModel, model_for, state_key
+from infrastructure.mathtools.par_report import default_master_seed, simulate_states, state_seed
+from infrastructure.mathtools.simulator import simulate, spec_for
+
+V1 = "pumpkin-v1-4af96d8ef079b16a"
+STATES = frozenset({"L0/HW1/FS1", "L5/HW3/FS2"})
+
+
+def test_a_run_stopped_and_resumed_plays_exactly_the_rounds_of_one_run(tmp_path: Path) -> None:
+    model = model_for(V1)
+    master = hashlib.sha256(b"a test master seed").digest()
+    progress = tmp_path / "progress.json"
+    simulate_states(model, master, 1_000, 1, progress, only=STATES)
+    resumed = simulate_states(model, master, 3_000, 1, progress, step=1_000, only=STATES)
+    for level, hw, fs in ((0, 2, 2), (5, 6, 4)):
+        key = state_key(level, hw, fs)
+        spec = spec_for(
+            model,
+            level=level,
+            hw_halves=hw,
+            fs_halves=fs,
+            master_seed=state_seed(master, key),
+            spins=3_000,
+        )
+        whole = simulate(spec, workers=1)
+        assert resumed[key].rounds == 3_000
+        assert resumed[key].acc == whole.acc and resumed[key].buckets == whole.buckets
+
+
+def test_a_state_whose_probabilities_changed_starts_again_from_round_zero(tmp_path: Path) -> None:
+    model = model_for(V1)
+    master = bytes(32)
+    progress = tmp_path / "progress.json"
+    simulate_states(model, master, 2_000, 1, progress, only=frozenset({"L0/HW1/FS1"}))
+    retuned = dict(model.definition)
+    retuned["states"] = {**model.definition["states"]}
+    retuned["states"]["L0/HW1/FS1"] = {**retuned["states"]["L0/HW1/FS1"], "scatter_ppm": 1}
+
+    again = simulate_states(
+        MathModel(retuned), master, 1_000, 1, progress, only=frozenset({"L0/HW1/FS1"})
+    )
+    assert again["L0/HW1/FS1"].rounds == 1_000
+
+
+def test_the_master_seed_is_the_recorded_one_else_fixed_by_the_model_name() -> None:
+    v1 = model_for(V1)
+    recorded = default_master_seed(v1)
+    assert len(recorded) == 32
+    unpublished = dict(v1.definition, name="pumpkin-test-unpublished")
+
+    assert (
+        default_master_seed(MathModel(unpublished))
+        == hashlib.sha256(b"pumpkin-par:pumpkin-test-unpublished").digest()
+    )
