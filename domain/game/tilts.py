@@ -157,7 +157,8 @@ def cross_entropy_update(
     if tallies.shape[1] != TALLY_WORDS:
         raise ValueError("one tally row per elite round")
     w = np.exp(log_weights - log_weights.max())
-    counts = w @ tallies.astype(np.float64)
+    # numpy's own pairwise sum, not a BLAS product: the same figures on every machine
+    counts = (tallies.astype(np.float64) * w[:, None]).sum(axis=0)
     chances = _chances(Q)
     for slot in CHANCE_SLOTS:
         drawn = counts[slot] + counts[MISSES + slot]
