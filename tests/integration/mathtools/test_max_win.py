@@ -60,3 +60,21 @@ def test_the_same_state_gives_the_same_figures() -> None:
     )
     first = {k: v for k, v in estimated().items() if k != "cpu_seconds"}
     assert {k: v for k, v in again.items() if k != "cpu_seconds"} == first
+
+
+def test_published_figures_cover_every_state_with_seeds_from_the_model_version() -> None:
+    from domain.game.max_win_odds import published
+    from domain.game.model import all_states, registry, state_key
+
+    for model in registry().values():
+        figures = published(model.version)
+        if not figures:
+            continue
+        keys = [state_key(*s) for s in all_states()]
+        assert sorted(figures["states"]) == sorted(keys)
+        for key in keys:
+            state = figures["states"][key]
+            assert state["seed"] == M.state_seed(model, key).hex()
+            assert state["rounds"] >= 100_000
+            if state["log10_probability"] is not None:
+                assert state["log10_ci99"][1] >= state["log10_probability"]
