@@ -271,6 +271,20 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         player = self._player(player_id)
         return SessionRef(session_id, player_id, player.session_is_open(session_id))
 
+    def known_session_for_token(self, token: str) -> SessionRef | None:
+        """The session a token names from what this process already holds (the token's key and
+        the player's newest known state), or None: then session_for_token reads the store. For
+        a spin only, as the open-session cache is: its `open` may be behind a close made
+        through another process, and the spin is judged on the newest state anyway."""
+        known = self._token_sessions.get(token_hash(token))
+        if known is None:
+            return None
+        session_id, player_id = known
+        cached = self._players.get(player_aggregate_id(player_id))
+        if cached is None:
+            return None
+        return SessionRef(session_id, player_id, cached.session_is_open(session_id))
+
     def close_session(
         self,
         session_id: str,

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from domain.game.progress import NEW_PLAYER
+from domain.game.progress import NEW_PLAYER, multiplier_of
+from domain.ledger.recorded_progress import recorded_halves
 from projections.events import RecordedEvent
 from projections.recorders import Sql, View
 
 # What a settled round leaves behind (also what a StakePlaced says, but about before the round).
+# The view shows the multipliers as numbers, as the player state does; the events record halves.
 _PROGRESS = ("level", "spins_to_next_level", "hold_and_win_multiplier", "free_spins_multiplier")
 _COLUMNS = ("player_id", "balance", *_PROGRESS, "last_round_id", "position", "updated_at")
 
@@ -73,6 +75,12 @@ def _fields_set_by(event: RecordedEvent) -> dict[str, Any]:
     if "balance_after" in event.data:
         fields["balance"] = event.data["balance_after"]
     if event.name == "RoundSettled":
-        fields.update({name: event.data[name] for name in _PROGRESS if name in event.data})
-        fields["last_round_id"] = event.round_id
+        hold_and_win, free_spins = recorded_halves(event.data)
+        fields.update(
+            level=event.data["level"],
+            spins_to_next_level=event.data["spins_to_next_level"],
+            hold_and_win_multiplier=multiplier_of(hold_and_win),
+            free_spins_multiplier=multiplier_of(free_spins),
+            last_round_id=event.round_id,
+        )
     return fields

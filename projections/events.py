@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain.game.facts import JSON
-from domain.ledger.hashchain import digest_of
+from domain.ledger.hashchain import STORED_DIGEST, digest_of
 
-_ENVELOPE = ("originator_id", "originator_version", "timestamp")
+_ENVELOPE = ("originator_id", "originator_version", "timestamp", STORED_DIGEST)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 from domain.game.model import state_key
 from domain.game.progress import Progress, unlock_if_due
+from domain.ledger.recorded_progress import recorded_progress
 from projections import free_round_stats
 from projections.events import RecordedEvent
 from projections.recorders import Sql, View
@@ -99,13 +100,9 @@ class StatisticsView(View):
 
 def played_state(stake_placed: Mapping[str, Any]) -> Progress:
     """The state a round was played in: its player's state before it, with the level the
-    round unlocked first (the engine's own rule, domain.game.progress)."""
-    before = Progress(
-        int(stake_placed["level"]),
-        stake_placed["spins_to_next_level"],
-        round(float(stake_placed["hold_and_win_multiplier"]) * 2),
-        round(float(stake_placed["free_spins_multiplier"]) * 2),
-    )
+    round unlocked first (the engine's own rule, domain.game.progress). Either schema: a round
+    parked in a pending table by the first release records its multipliers as numbers."""
+    before: Progress = recorded_progress(stake_placed)
     return unlock_if_due(before)[0]
 
 

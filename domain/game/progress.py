@@ -1,13 +1,14 @@
 """The Spin Progress meter and the two bonus multipliers: what a player carries between rounds.
 
-Multipliers are held in halves (2 = x1.0, 3 = x1.5, ... 6 = x3.0) so that no float touches money.
-They are numbers such as 1.5 only where they are shown: in JSON answers and in the fields of the
-events that record them (kept as first written, so old events replay identically). The two
-conversions below are the only ones.
+Multipliers are held in halves (2 = x1.0, 3 = x1.5, ... 6 = x3.0) so that no float touches money,
+and the events that record them store halves too (domain.ledger.recorded_progress). They are
+numbers such as 1.5 only where they are shown (JSON answers, views, reports) and in the events
+the first release stored, read back as halves. The two conversions below are the only ones.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from domain.game.board import BOOSTER_LEVEL, LEVEL_SPINS, MAX_LEVEL
@@ -34,20 +35,22 @@ class Progress:
 
 
 def multiplier_of(halves: int) -> float:
-    """Halves as the multiplier shown and recorded (3 -> 1.5)."""
+    """Halves as the multiplier shown (3 -> 1.5)."""
     return halves / 2
 
 
 def halves_of(multiplier: float) -> int:
-    """A shown or recorded multiplier in halves (1.5 -> 3)."""
-    return round(multiplier * 2)
-
-
-def recorded_progress(
-    level: int, spins_to_next_level: int | None, hw_multiplier: float, fs_multiplier: float
-) -> Progress:
-    """The Progress an event records (StakePlaced's before, RoundSettled's after)."""
-    return Progress(level, spins_to_next_level, halves_of(hw_multiplier), halves_of(fs_multiplier))
+    """A shown or recorded multiplier in halves, exactly (1.5 -> 3). A number that is not a
+    whole count of halves (1.25, inf, nan) is refused (ValueError), and so is anything but an
+    int or a float (TypeError: a bool, a string)."""
+    if isinstance(multiplier, bool) or not isinstance(multiplier, int | float):
+        raise TypeError(f"a multiplier is a number, not {type(multiplier).__name__}")
+    if isinstance(multiplier, int):
+        return multiplier * 2
+    doubled = multiplier * 2  # exact for every float that is a whole count of halves
+    if not math.isfinite(doubled) or not doubled.is_integer():
+        raise ValueError(f"multiplier {multiplier!r} is not a whole number of halves")
+    return int(doubled)
 
 
 NEW_PLAYER = Progress()

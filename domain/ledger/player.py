@@ -49,7 +49,7 @@ from domain.errors import (
 from domain.game.board import MAX_WIN_X_STAKE
 from domain.game.engine import RoundOutcome, check_stake, play_round
 from domain.game.facts import JSON, ROUND_FACTS
-from domain.game.progress import NEW_PLAYER, Progress, recorded_progress
+from domain.game.progress import NEW_PLAYER, Progress
 from domain.ledger.event_names import stored_name
 from domain.ledger.fairness import check_client_seed
 from domain.ledger.free_rounds import campaign_view, check_free_round, check_grant, is_past_expiry
@@ -64,6 +64,7 @@ from domain.ledger.protection import (
     with_round_started,
     without_session,
 )
+from domain.ledger.recorded_progress import upcast_multipliers_to_halves
 
 NAMESPACE = UUID("6a0e7d3c-58f4-4b9c-9a51-2f1d6c0b7e11")  # fixed: ids must never change
 RECENT_REQUESTS = 10_000
@@ -492,8 +493,8 @@ class Player(Aggregate):
             balance_after=self.balance - (0 if free_round else stake),
             level=before.level,
             spins_to_next_level=before.spins_to_next_level,
-            hold_and_win_multiplier=before.hold_and_win_multiplier,
-            free_spins_multiplier=before.free_spins_multiplier,
+            hold_and_win_halves=before.hold_and_win_halves,
+            free_spins_halves=before.free_spins_halves,
             nonce=nonce,
             client_seed=client_seed,
             seed_commitment=commitment,
@@ -515,8 +516,8 @@ class Player(Aggregate):
             balance_after=self.balance + outcome.total_win,
             level=after.level,
             spins_to_next_level=after.spins_to_next_level,
-            hold_and_win_multiplier=after.hold_and_win_multiplier,
-            free_spins_multiplier=after.free_spins_multiplier,
+            hold_and_win_halves=after.hold_and_win_halves,
+            free_spins_halves=after.free_spins_halves,
             max_win_hit=outcome.max_win_hit,
         )
         return outcome
@@ -534,8 +535,10 @@ class Player(Aggregate):
         balance_after: int
         level: int
         spins_to_next_level: int | None
-        hold_and_win_multiplier: float
-        free_spins_multiplier: float
+        # Version 3: the multipliers in halves (versions 1 and 2 stored hold_and_win_multiplier
+        # and free_spins_multiplier, numbers such as 1.5; domain.ledger.recorded_progress).
+        hold_and_win_halves: int
+        free_spins_halves: int
         # Provably fair rounds (absent from rounds recorded before; None in old sessions).
         nonce: int | None = None
         client_seed: str = ""
@@ -544,12 +547,16 @@ class Player(Aggregate):
         # shows the figures after it in the round's "session").
         session_before: list[int] | None = None
         # Version 2 added free_round: the campaign of a free round (None: a paid round).
-        class_version = 2
         free_round: str | None = None
+        class_version = 3
 
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             state["free_round"] = None
+
+        @staticmethod
+        def upcast_v2_v3(state: dict[str, Any]) -> None:
+            upcast_multipliers_to_halves(state)
 
         def apply(self, player: Player) -> None:
             player.balance = self.balance_after
@@ -643,20 +650,23 @@ class Player(Aggregate):
         balance_after: int
         level: int
         spins_to_next_level: int | None
-        hold_and_win_multiplier: float
-        free_spins_multiplier: float
+        # Version 2: the multipliers in halves (version 1 stored hold_and_win_multiplier and
+        # free_spins_multiplier, numbers such as 1.5; domain.ledger.recorded_progress).
+        hold_and_win_halves: int
+        free_spins_halves: int
         max_win_hit: bool
+        class_version = 2
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            upcast_multipliers_to_halves(state)
 
         def apply(self, player: Player) -> None:
             player.balance = self.balance_after
-            after = recorded_progress(
-                self.level, self.spins_to_next_level,
-                self.hold_and_win_multiplier, self.free_spins_multiplier,
-            )
-            player.level = after.level
-            player.spins_to_next_level = after.spins_to_next_level
-            player.hold_and_win_halves = after.hold_and_win_halves
-            player.free_spins_halves = after.free_spins_halves
+            player.level = self.level
+            player.spins_to_next_level = self.spins_to_next_level
+            player.hold_and_win_halves = self.hold_and_win_halves
+            player.free_spins_halves = self.free_spins_halves
             entry = _padded(player.sessions[player.round_session])
             entry[3] += self.total_win
             player.sessions[player.round_session] = entry

@@ -6,9 +6,10 @@ so a round always reads back exactly as it was answered.
 The aggregate's own two payloads around the engine's facts (see domain.game.facts):
 - StakePlaced {round_id, player_id, session_id, request_id, stake, seed, model_version,
                balance_before, balance_after, level, spins_to_next_level,
-               hold_and_win_multiplier, free_spins_multiplier}
+               hold_and_win_halves, free_spins_halves, ...}
 - RoundSettled {round_id, total_win, balance_after, level, spins_to_next_level,
-                hold_and_win_multiplier, free_spins_multiplier, max_win_hit}
+                hold_and_win_halves, free_spins_halves, max_win_hit}
+(the multipliers in halves; domain.ledger.recorded_progress reads the first release's numbers)
 """
 
 from __future__ import annotations

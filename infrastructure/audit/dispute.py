@@ -16,6 +16,7 @@ import typer
 
 from domain.errors import RoundNotFound
 from domain.game.board import MAX_WIN_X_STAKE, PAYLINES
+from domain.game.progress import multiplier_of
 from domain.ledger.player import parse_round_id, player_aggregate_id
 from domain.ledger.recall import round_view
 from infrastructure.audit.dispute_fair import fairness_section
@@ -25,8 +26,10 @@ from infrastructure.audit.stream_check import StreamResult
 from infrastructure.audit.verification import check_stream
 from infrastructure.store.event_rows import EventRows
 
-STATE_FIELDS = ("level", "spins_to_next_level", "hold_and_win_multiplier",
-                "free_spins_multiplier")
+# The state before and after, shown as the player state shows it (multipliers as numbers);
+# the events record the multipliers in halves (domain.ledger.recorded_progress).
+SHOWN_HALVES = (("hold_and_win_multiplier", "hold_and_win_halves"),
+                ("free_spins_multiplier", "free_spins_halves"))
 
 
 def dispute_report(application: Any, round_id: str) -> dict[str, Any]:
@@ -50,13 +53,9 @@ def dispute_report(application: Any, round_id: str) -> dict[str, Any]:
         "round_id": round_id,
         "player_id": parsed[0],
         "state_before": {
-            "balance": played["balance_before"],
-            **{name: record.stake_placed.payload.get(name) for name in STATE_FIELDS},
+            "balance": played["balance_before"], **_state(record.stake_placed.payload),
         },
-        "state_after": {
-            "balance": played["balance_after"],
-            **{name: record.settled.payload.get(name) for name in STATE_FIELDS},
-        },
+        "state_after": {"balance": played["balance_after"], **_state(record.settled.payload)},
         "stake": played["stake"],
         "seed": played["seed"],
         "model_version": played["model_version"],
@@ -71,6 +70,17 @@ def dispute_report(application: Any, round_id: str) -> dict[str, Any]:
             application, parsed[0], played["session_id"], record.stake_placed.version
         ),
     }
+
+
+def _state(payload: dict[str, Any]) -> dict[str, Any]:
+    """Level, meter and multipliers a StakePlaced or RoundSettled recorded (a field a damaged
+    event lacks reads as None; one that is not halves is shown as found)."""
+    state = {name: payload.get(name) for name in ("level", "spins_to_next_level")}
+    for shown, recorded in SHOWN_HALVES:
+        halves = payload.get(recorded)
+        is_halves = isinstance(halves, int) and not isinstance(halves, bool)
+        state[shown] = multiplier_of(halves) if isinstance(halves, int) and is_halves else halves
+    return state
 
 
 def _step(index: int, step: dict[str, Any]) -> dict[str, Any]:

@@ -15,12 +15,13 @@ from typing import Any
 
 from domain.errors import RuleViolation, UnknownModelVersion
 from domain.game.engine import RoundOutcome, play_round
-from domain.game.progress import Progress, recorded_progress
+from domain.game.progress import Progress
 from domain.ledger.player import round_id_of
+from domain.ledger.recorded_progress import HALVES_FIELDS, recorded_progress
 
 MAX_FIELD_PROBLEMS = 20  # per round: a wholly different round is named, not listed cell by cell
-PROGRESS_FIELDS = ("level", "spins_to_next_level", "hold_and_win_multiplier",
-                   "free_spins_multiplier")
+# As the events record them (read through their upcasts, so in halves whatever their version).
+PROGRESS_FIELDS = ("level", "spins_to_next_level", *HALVES_FIELDS)
 
 
 @dataclass
@@ -80,16 +81,18 @@ def differences(expected: Any, found: Any, path: str) -> Iterator[tuple[str, Any
         yield path, expected, found
 
 
-def progress_recorded(payload: dict[str, Any]) -> Progress:
-    return recorded_progress(
-        int(payload["level"]),
-        payload["spins_to_next_level"],
-        float(payload["hold_and_win_multiplier"]),
-        float(payload["free_spins_multiplier"]),
-    )
-
-
 def progress_fields(progress: Progress) -> dict[str, Any]:
+    """The progress as a StakePlaced or RoundSettled records it."""
+    return {
+        "level": progress.level,
+        "spins_to_next_level": progress.spins_to_next_level,
+        "hold_and_win_halves": progress.hold_and_win_halves,
+        "free_spins_halves": progress.free_spins_halves,
+    }
+
+
+def progress_shown(progress: Progress) -> dict[str, Any]:
+    """The progress as the player state shows it (multipliers as numbers)."""
     return {
         "level": progress.level,
         "spins_to_next_level": progress.spins_to_next_level,
@@ -125,7 +128,7 @@ def check_round(record: RoundRecord, player_id: str) -> list[Finding]:
                                  "balance_after = balance_before - stake (0 for a free round)"))
     try:
         outcome = rederive(
-            progress_recorded(stake_payload), stake,  # type: ignore[arg-type]
+            recorded_progress(stake_payload), stake,  # type: ignore[arg-type]
             bytes.fromhex(str(stake_payload["seed"])), str(stake_payload["model_version"]),
         )
     except UnknownModelVersion as exc:
@@ -143,7 +146,7 @@ def check_round(record: RoundRecord, player_id: str) -> list[Finding]:
         "ok": not found,
         "events": ["StakePlaced", *(f.name for f in outcome.facts), "RoundSettled"],
         "total_win": outcome.total_win,
-        "progress_after": progress_fields(outcome.progress_after),
+        "progress_after": progress_shown(outcome.progress_after),
         "max_win_hit": outcome.max_win_hit,
     }
     return found

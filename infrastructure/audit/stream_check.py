@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
@@ -40,7 +41,14 @@ class StreamResult:
 
 
 def player_state_of(player: Player) -> dict[str, Any]:
-    return {**player.state(), "rounds": player.rounds}
+    """The player state of docs/CONTRACT.md, with the multipliers also in halves (as the round's
+    events record them) and the number of rounds played."""
+    return {
+        **player.state(),
+        "hold_and_win_halves": player.hold_and_win_halves,
+        "free_spins_halves": player.free_spins_halves,
+        "rounds": player.rounds,
+    }
 
 
 class StreamChecker:
@@ -52,6 +60,7 @@ class StreamChecker:
     ) -> None:
         self.decode = decode
         self.result = StreamResult(stream)
+        self.stream_id = UUID(stream)  # made once, not for every row the mapper decodes
         self.capture_round = capture_round
         self.head: str | None = None  # digest of the last event read (None: unknown)
         self.player: Player | None = None
@@ -101,7 +110,7 @@ class StreamChecker:
                 field="originator_version", expected=result.last_version + 1, found=row.version,
             )
         result.last_version = row.version
-        stored = StoredEvent(row.stream, row.version, row.topic, row.state)
+        stored = StoredEvent(self.stream_id, row.version, row.topic, row.state)
         try:
             event = self.decode(stored)
         except Exception as exc:  # noqa: BLE001 - a damaged row is a finding, not a crash

@@ -127,17 +127,22 @@ async def identify(
     sessions: OpenSessionCache = request.app.state.open_sessions
     session = sessions.get(secret) if spin else None
     if session is None:
-        session = await _session_from_store(request, deps, secret, address)
+        session = await _session_from_store(request, deps, secret, address, spin)
         sessions.remember(secret, session)
     structlog.contextvars.bind_contextvars(role="player", player_id=session.player_id)
     return Caller("player", session)
 
 
 async def _session_from_store(
-    request: HTTPConnection, deps: HttpDeps, secret: str, address: str
+    request: HTTPConnection, deps: HttpDeps, secret: str, address: str, spin: bool = False
 ) -> SessionRef:
     """The session a token names, read from the store, unless the token is known to name none
-    (UnknownTokens) or its address has used up its failed-authentication allowance (429)."""
+    (UnknownTokens) or its address has used up its failed-authentication allowance (429).
+
+    spin: what the application already holds may name it (known_session_for_token), as the
+    open-session cache may, and for the same reason; then no worker thread and no store read.
+    A spin whose cache entry had expired took both, waiting for the interpreter lock behind the
+    event loop's own spins: the slowest spins of a busy server."""
     limiter: RateLimiter = request.app.state.limiter
     unknown: UnknownTokens = request.app.state.unknown_tokens
     if not limiter.may_try_credentials(address):
@@ -145,7 +150,10 @@ async def _session_from_store(
     if unknown.known_unknown(secret):
         limiter.failed(address)
         raise unauthorized()
-    session = await run_in_threadpool(deps.service.session_for_token, secret)
+    known = getattr(deps.service, "known_session_for_token", None) if spin else None
+    session: SessionRef | None = known(secret) if known is not None else None
+    if session is None:
+        session = await run_in_threadpool(deps.service.session_for_token, secret)
     if session is None:
         unknown.remember(secret)
         limiter.failed(address)

@@ -41,9 +41,10 @@ def state_halves(level: int, hw_mult: float, fs_mult: float) -> tuple[int, int]:
         raise UsageError(f"--level must be 0 to {MAX_LEVEL}")
     halves = []
     for name, mult in (("--hw-mult", hw_mult), ("--fs-mult", fs_mult)):
-        h = halves_of(mult)
-        if multiplier_of(h) != mult:
-            raise UsageError(f"{name} moves in steps of 0.5")
+        try:
+            h = halves_of(mult)
+        except ValueError:
+            raise UsageError(f"{name} moves in steps of 0.5") from None
         if level < MAX_LEVEL:
             if h != X1:
                 raise UsageError(f"{name} is 1 below level {MAX_LEVEL}")

@@ -20,7 +20,7 @@ from uuid import UUID
 from eventsourcing.utils import get_topic
 
 from infrastructure.logging import get_logger
-from infrastructure.store.event_rows import EventRows
+from infrastructure.store.event_rows import PAGE, EventRows
 
 log = get_logger("pumpkin.sessions")
 
@@ -38,8 +38,15 @@ class OpenSessions:
         self.open: set[str] = set()
 
     def refresh(self) -> set[str]:
+        """Up to the log's newest notification id, known first; the next refresh starts after
+        it (as infrastructure.store.notification_tail does, for the same reason: ids commit in
+        order, and a position left at the last session key made every refresh filter every
+        event recorded since)."""
+        newest = self.rows.max_notification_id()
         while True:
-            page = self.rows.streams_with_topics(self.position, (self.issued, self.closed))
+            page = self.rows.streams_with_topics(
+                self.position, (self.issued, self.closed), upto=newest
+            )
             for position, stream, topic in page:
                 session_id = UUID(stream).hex
                 if topic == self.issued:
@@ -47,7 +54,8 @@ class OpenSessions:
                 else:
                     self.open.discard(session_id)
                 self.position = position
-            if not page:
+            if len(page) < PAGE:
+                self.position = max(self.position, newest)
                 return set(self.open)
 
 

@@ -81,16 +81,18 @@ class EventRows:
         return int(rows[0]["n"]) > 0
 
     def streams_with_topics(
-        self, after: int, topics: tuple[str, ...], limit: int = PAGE
+        self, after: int, topics: tuple[str, ...], limit: int = PAGE, upto: int | None = None
     ) -> list[tuple[int, str, str]]:
-        """(notification id, stream, topic) of the events of these topics after `after`, in
-        the order they were recorded (the notification id's index keeps this a range scan)."""
+        """(notification id, stream, topic) of the events of these topics after `after` (and
+        not after `upto`), in the order they were recorded (the notification id's index keeps
+        this a range scan)."""
         marks = ", ".join("%s" for _ in topics)
+        bound = f"AND {self.id_column} <= %s " if upto is not None else ""
         rows = self._query(
             f"SELECT {self.id_column} AS n, originator_id AS stream, topic FROM {self.table} "
-            f"WHERE {self.id_column} > %s AND topic IN ({marks}) ORDER BY {self.id_column} "
-            "LIMIT %s",
-            (after, *topics, limit),
+            f"WHERE {self.id_column} > %s {bound}AND topic IN ({marks}) "
+            f"ORDER BY {self.id_column} LIMIT %s",
+            (after, *(() if upto is None else (upto,)), *topics, limit),
         )
         return [(int(r["n"]), str(UUID(str(r["stream"]))), str(r["topic"])) for r in rows]
 

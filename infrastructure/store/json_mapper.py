@@ -7,14 +7,15 @@ encoded here by orjson instead, with the library's own transcodings for what orj
 (the timestamp: a datetime). The stored bytes are JSON the library's decoder reads as before,
 to the same values; anything else (snapshots, the key aggregates) goes through the library.
 
-Reading, the library's mapper upcasts an event stored at an older `class_version`
+Reading, an event stored at an older `class_version` is upcast as the library's mapper does it
 (domain.ledger.event_names); this one also records on it the digest of the state as stored, which
-the hash chain covers (domain.ledger.hashchain.STORED_DIGEST).
+the hash chain covers (domain.ledger.hashchain.STORED_DIGEST), from the same single decode.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Hashable
+from typing import Any, cast
 from uuid import UUID
 
 import orjson
@@ -22,10 +23,12 @@ from eventsourcing.domain import DomainEventProtocol
 from eventsourcing.persistence import (
     JSONTranscoder,
     Mapper,
+    MapperDeserialisationError,
     StoredEvent,
     TranscodingNotRegisteredError,
+    find_id_convertor,
 )
-from eventsourcing.utils import get_topic
+from eventsourcing.utils import get_topic, resolve_topic
 
 from domain.ledger.hashchain import STORED_DIGEST, event_digest
 
@@ -62,17 +65,37 @@ class JsonNativeMapper(Mapper[UUID]):
         )
 
     def to_domain_event(self, stored_event: StoredEvent) -> DomainEventProtocol[UUID]:
-        domain_event = super().to_domain_event(stored_event)
-        current = getattr(type(domain_event), "class_version", 1)
-        if current > 1:
-            as_stored = self._stored_state(stored_event)
-            if as_stored.pop("class_version", 1) < current:
-                digest = event_digest(
-                    stored_event.originator_id, stored_event.originator_version,
-                    stored_event.topic, as_stored,
-                )
-                object.__setattr__(domain_event, STORED_DIGEST, digest)
-        return domain_event
+        """The library's Mapper.to_domain_event (eventsourcing 9.5), but an event stored at an
+        older version than its class is digested as stored before it is upcast, from the same
+        single decode."""
+        cls = resolve_topic(stored_event.topic)
+        current = getattr(cls, "class_version", 1)
+        try:
+            state = self._stored_state(stored_event)
+        except Exception as e:
+            raise MapperDeserialisationError(
+                f"Failed to deserialise state of stored event with topic '{stored_event.topic}', "
+                f"originator_id '{stored_event.originator_id}' and originator_version "
+                f"{stored_event.originator_version}: {e}"
+            ) from e
+        from_version = state.pop("class_version", 1)
+        digest = None
+        if from_version < current:
+            digest = event_digest(
+                stored_event.originator_id, stored_event.originator_version,
+                stored_event.topic, state,
+            )
+        id_convertor = find_id_convertor(cls, cast(Hashable, type(stored_event.originator_id)))
+        state["originator_id"] = id_convertor(stored_event.originator_id)
+        state["originator_version"] = stored_event.originator_version
+        while from_version < current:
+            getattr(cls, f"upcast_v{from_version}_v{from_version + 1}")(state)
+            from_version += 1
+        if digest is not None:
+            state[STORED_DIGEST] = digest
+        domain_event = object.__new__(cls)
+        object.__setattr__(domain_event, "__dict__", state)
+        return cast(DomainEventProtocol[UUID], domain_event)
 
     def _stored_state(self, stored_event: StoredEvent) -> dict[str, Any]:
         """The event's state as it was written (before any upcast)."""

@@ -24,15 +24,23 @@ class NotificationTail:
 
     def new_notifications(self) -> list[Any]:
         """The same, as stored (topic, originator id and version; decoding is left to the
-        caller, who may need few of them)."""
+        caller, who may need few of them).
+
+        Each look reads up to the log's newest notification id, known first, and the next look
+        starts after it, whether or not these topics were among them: the store commits
+        notifications in id order (its insert takes the table lock), so none below it can still
+        appear. A position kept at the last matching event instead made every look filter the
+        whole log written since (the topic has no index), a little slower each time."""
         found: list[Any] = []
         with self._lock:
-            while True:
+            newest = int(self._app.recorder.max_notification_id() or 0)
+            while self._position < newest:
                 notifications = self._app.recorder.select_notifications(
-                    start=self._position + 1, limit=_READ, topics=self._topics
+                    start=self._position + 1, limit=_READ, stop=newest, topics=self._topics
                 )
                 found.extend(notifications)
-                if notifications:
-                    self._position = max(self._position, int(notifications[-1].id))
                 if len(notifications) < _READ:
-                    return found
+                    self._position = newest
+                else:
+                    self._position = int(notifications[-1].id)
+            return found

@@ -81,3 +81,33 @@ def test_a_close_through_one_instance_is_effective_on_another_at_once(service: o
             assert (refused.status_code, refused.json()["error"]["code"]) == (409, "session_closed")
     finally:
         other_service.close()
+
+
+def test_a_spin_past_the_caches_time_is_named_by_what_the_process_holds(service: object) -> None:
+    """Once the process knows the token and holds the player, a spin whose cache entry has
+    expired needs no store read (nor a worker thread); the session closed meanwhile through
+    another instance is still refused, judged on the newest state."""
+    assert isinstance(service, PumpkinApplication)
+    with client_for(service) as client:
+        j = Journey(client)
+        assert j.spin().status_code == 200
+        cache: OpenSessionCache = client.app.state.open_sessions  # type: ignore[attr-defined]
+        cache._entries.clear()  # its time is up
+
+        def no_store_read(token: str) -> None:
+            raise AssertionError("read the store for a token the process knows")
+
+        original = service.session_for_token
+        service.session_for_token = no_store_read  # type: ignore[method-assign,assignment]
+        try:
+            assert j.spin().status_code == 200
+        finally:
+            service.session_for_token = original  # type: ignore[method-assign]
+        other = PumpkinApplication(env=service.env)
+        try:
+            other.close_session(j.session_id)
+        finally:
+            other.close()
+        cache._entries.clear()
+        refused = j.spin()
+        assert (refused.status_code, refused.json()["error"]["code"]) == (409, "session_closed")

@@ -68,10 +68,12 @@ def test_round_states_outside_the_rules_are_refused() -> None:
 
 
 def test_multipliers_are_halves_converted_in_one_place_both_ways() -> None:
-    from domain.game.progress import X1, X3, halves_of, multiplier_of, recorded_progress
+    from domain.game.progress import X1, X3, halves_of, multiplier_of
+    from domain.ledger.recorded_progress import recorded_progress
 
     assert [multiplier_of(h) for h in range(X1, X3 + 1)] == [1.0, 1.5, 2.0, 2.5, 3.0]
     assert all(halves_of(multiplier_of(h)) == h for h in range(X1, X3 + 1))
-    recorded = recorded_progress(5, None, 2.5, 1.5)
+    recorded = recorded_progress({"level": 5, "spins_to_next_level": None,
+                                  "hold_and_win_halves": 5, "free_spins_halves": 3})
     assert (recorded.hold_and_win_halves, recorded.free_spins_halves) == (5, 3)
     assert (recorded.hold_and_win_multiplier, recorded.free_spins_multiplier) == (2.5, 1.5)
