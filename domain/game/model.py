@@ -56,6 +56,7 @@ _TABLES = (
     ("hold_and_win_cell_weights", L.P_HW_CELL_W, 3),
     ("jackpot_weights", L.P_JACKPOT_W, 4),
 )
+WEIGHT_TABLES = _TABLES  # (name, first parameter slot, size): the weighted draws' tables
 # The level that unlocks each feature: below it its probabilities are 0.
 UNLOCK_LEVEL = {
     "wild_reels_ppm": WILD_REELS_LEVEL,
@@ -149,7 +150,7 @@ def load_definition(text: str) -> MathModel:
     return MathModel(json.loads(text))
 
 
-_BESIDE_MODELS = (".par.json", ".math.json")  # a model's PAR run and computed figures
+_BESIDE_MODELS = (".par.json", ".math.json", ".max_win.json")  # figures published beside a model
 
 
 @cache

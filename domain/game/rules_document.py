@@ -25,6 +25,7 @@ from domain.game.board import (
     WILD_REELS_LEVEL,
 )
 from domain.game.line_expectation import base_line_rtp, free_spin_line_rtp
+from domain.game.max_win_odds import cantelli_of, stated_odds
 from domain.game.model import MathModel, all_states, current_model, state_key
 from domain.game.progress import X1, multiplier_of
 from domain.game.symbols import COIN_VALUES, HIGH, LOW
@@ -60,8 +61,11 @@ DISCLOSURES_KERNEL_2 = [
     "computed from the model (enumeration, a Markov chain for Hold & Win, Wald's identity for "
     "Free Spins; whole-screen moments from a fixed sample of screens with every later step "
     "averaged exactly, whose standard error is published), and cross-checked by simulation.",
-    "The odds of the maximum win are published as a bound that holds for any distribution "
-    "(Cantelli's inequality from the computed mean and standard deviation): the true odds are "
+    "The odds of the maximum win are published per state: by importance sampling of the game's "
+    "own engine (rounds drawn from more generous probabilities, each weighted by its exact "
+    "likelihood ratio), with the 99% confidence interval, where that estimate is reliable and "
+    "not contradicted by the simulations; otherwise as a bound that holds for any distribution "
+    "(Cantelli's inequality from the computed mean and standard deviation), the true odds being "
     "longer than the figure shown.",
 ]
 
@@ -140,7 +144,7 @@ def rules_document(model: MathModel | None = None) -> dict[str, Any]:
                 else simulated.get("hold_and_win_one_in"),
                 "sd": figures["sd"] if figures else None,
                 "volatility_index": figures["volatility_index"] if figures else None,
-                "max_win_odds": figures["max_win_odds"] if figures else None,
+                "max_win_odds": _state_odds(model, key, figures, simulated),
                 "feature_scale": table.get("scale_ppm", 1_000_000) / 1e6,
                 "scatter_chance_per_reel": table["scatter_ppm"] / 1e6,
                 "pumpkin_activation_chance_per_coin": table["activation_ppm"] / 1e6,
@@ -207,27 +211,39 @@ def rules_document(model: MathModel | None = None) -> dict[str, Any]:
         "states": states,
         "max_win": {
             "x_stake": MAX_WIN_X_STAKE,
-            "odds": _max_win_odds(computed, par),
+            "odds": _max_win_odds(states, par),
         },
         "par_run": {k: par[k] for k in ("master_seed", "generated", "total_spins") if k in par},
         "disclosures": disclosures(model),
     }
 
 
-def _max_win_odds(computed: dict[str, Any], par: dict[str, Any]) -> dict[str, Any] | None:
-    """The computed bound in the state where the max win is likeliest (the smallest bound on the
-    odds); without computed figures, the PAR run's own figure."""
-    if not computed:
+def _state_odds(
+    model: MathModel, key: str, figures: dict[str, Any] | None, simulated: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The state's max-win odds as published (domain.game.max_win_odds): importance sampling
+    where reliable and not rejected by the PAR run's count of max wins, Cantelli's bound
+    always."""
+    if not figures:
+        return None
+    seen = (int(simulated["spins"]), int(simulated.get("max_win_hits", 0))) if simulated else None
+    return stated_odds(model.version, key, cantelli_of(figures["max_win_odds"]), seen)
+
+
+def _max_win_odds(states: list[dict[str, Any]], par: dict[str, Any]) -> dict[str, Any] | None:
+    """The odds in the state where the max win is likeliest (the largest bound on its
+    probability), with every state's statement; without computed figures, the PAR run's own."""
+    stated = [(s["state"], s["max_win_odds"]) for s in states if s["max_win_odds"]]
+    if not stated:
         odds: dict[str, Any] | None = par.get("max_win_odds")
         return odds
-    key, figures = max(
-        computed.items(), key=lambda item: item[1]["max_win_odds"]["probability_at_most"]
-    )
-    bound = figures["max_win_odds"]
+    key, odds = max(stated, key=lambda item: item[1]["probability_at_most"])
     return {
-        "one_in_at_least": round(bound["one_in_at_least"]),
+        "one_in_at_least": round(odds["one_in_at_least"]),
         "most_likely_state": key,
-        "method": bound["method"],
+        "statement": odds["statement"],
+        "method": odds["method"],
+        "by_state": {k: o["statement"] for k, o in stated},
         "observed_in_simulation": par.get("max_win_odds", {}).get("observed_max_wins"),
     }
 

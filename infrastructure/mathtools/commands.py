@@ -194,6 +194,8 @@ def rules(json_out: bool) -> int:
 
 
 def _odds(odds: dict[str, Any] | None) -> str:
+    if odds and odds.get("statement"):
+        return f"{odds['statement']} ({odds['most_likely_state']}, the likeliest state)"
     if odds and odds.get("one_in_at_least"):
         return (
             f"1 in {odds['one_in_at_least']:,} rounds or longer ({odds['most_likely_state']}; "

@@ -58,6 +58,6 @@ def _text(result: dict[str, Any]) -> str:
             f"{s['hit_frequency']:7.2%} {s['free_spins_one_in']:8.1f} "
             f"{s['hold_and_win_one_in']:8.1f} {s['sd']:6.2f} {s['volatility_index']:6.2f}"
         )
-    odds = result["states"][-1]["max_win_odds"]
-    lines += ["", f"max win odds: {odds['method']}", ""]
-    return "\n".join(lines)
+    lines += ["", "max win (10,000 x stake):"]
+    lines += [f"{s['state']:16} {s['max_win_odds']['statement']}" for s in result["states"]]
+    return "\n".join([*lines, ""])

@@ -27,6 +27,7 @@ from domain.game.calculator.skeleton import (
     base_skeletons,
     free_spin_skeletons,
 )
+from domain.game.max_win_odds import stated_odds
 from domain.game.model import MathModel, state_key
 from domain.game.rng import new_generator
 from domain.game.state_vector import LINE_BET_UNITS, UNITS_PER_STAKE
@@ -214,7 +215,7 @@ def state_math(
         sd_standard_error=sd_se,
         base_lines_sd=math.sqrt(max(0.0, lines_second - (lines / unit) ** 2)),
         volatility_index=VOLATILITY_Z * sd,
-        max_win_odds=_cantelli(rtp, sd),
+        max_win_odds=stated_odds(model.version, key, _cantelli(rtp, sd)),
         method={
             "base_lines": "exact: every skeleton enumerated, lines in closed form",
             "normal_game_collector": "exact: expectation over skeletons",
