@@ -1,7 +1,9 @@
 """The max win's odds as published: the importance-sampling figures computed beside the model
 (`python -m infrastructure.mathtools.max_win`, domain/game/models/<name>.max_win.json) where
-they are reliable and not rejected by the model's own simulations, and Cantelli's bound, which
-holds for any distribution, always beside them and alone where they are not.
+they are reliable and not rejected by the model's own simulations; else the exact binomial
+(Clopper-Pearson) 99% upper confidence bound from the PAR simulation's count of max wins, where
+it is tighter than Cantelli's bound; and Cantelli's bound, which holds for any distribution,
+always beside them.
 """
 
 from __future__ import annotations
@@ -54,6 +56,55 @@ def rejected_by_simulation(log10_upper: float, spins: int, observed: int) -> boo
     return 1.0 - below < REJECTION_LEVEL
 
 
+def simulation_upper_bound(spins: int, observed: int, confidence: float = 0.99) -> float:
+    """The exact one-sided binomial (Clopper-Pearson) upper confidence bound on the probability
+    of an event seen `observed` times in `spins` independent rounds: the p at which seeing so
+    few has probability 1 - confidence (bisection on the binomial distribution function)."""
+    if spins <= 0:
+        return 1.0
+    alpha = 1.0 - confidence
+    if observed == 0:
+        return -math.expm1(math.log(alpha) / spins)
+    if observed >= spins:
+        return 1.0
+
+    def at_most_observed(p: float) -> float:
+        log_p, log_q = math.log(p), math.log1p(-p)
+        return sum(
+            math.exp(
+                math.lgamma(spins + 1)
+                - math.lgamma(k + 1)
+                - math.lgamma(spins - k + 1)
+                + k * log_p
+                + (spins - k) * log_q
+            )
+            for k in range(observed + 1)
+        )
+
+    low, high = observed / spins, 1.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        if at_most_observed(middle) > alpha:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+def _simulation_bound(spins: int, observed: int) -> dict[str, Any]:
+    bound = simulation_upper_bound(spins, observed)
+    seen = "none" if observed == 0 else f"{observed:,}"
+    return {
+        "probability_at_most": bound,
+        "one_in_at_least": 1 / bound,
+        "confidence": 0.99,
+        "spins": spins,
+        "max_wins_observed": observed,
+        "method": "exact binomial (Clopper-Pearson) one-sided 99% upper confidence bound from the "
+        f"PAR simulation of the live engine: {seen} in {spins:,} rounds",
+    }
+
+
 def _powers(log10_one_in: float) -> str:
     if log10_one_in < 6:
         return f"{10**log10_one_in:,.0f}"
@@ -86,7 +137,7 @@ def stated_odds(
     }
     bound_text = f"at most 1 in {cantelli['one_in_at_least']:,.0f} rounds (Cantelli's bound)"
     if figures is None:
-        result["statement"] = bound_text
+        result["statement"] = _bounded(result, simulated, bound_text)
         return result
     result["importance_sampling"] = {
         k: figures.get(k)
@@ -119,7 +170,9 @@ def stated_odds(
             else f"no reliable estimate ({figures.get('effective_hits', 0):.1f} effective hits in "
             f"{figures.get('rounds', 0):,} tilted rounds)"
         )
-        result["statement"] = f"{bound_text}; importance sampling: {why}"
+        result["statement"] = (
+            f"{_bounded(result, simulated, bound_text)}; importance sampling: {why}"
+        )
         return result
     low, high = figures["log10_ci99"]
     one_in = -figures["log10_probability"]
@@ -140,3 +193,25 @@ def stated_odds(
         text += ": effectively unreachable"
     result["statement"] = text
     return result
+
+
+def _bounded(result: dict[str, Any], simulated: tuple[int, int] | None, cantelli_text: str) -> str:
+    """With no reliable estimate: the simulation's 99% bound where it is tighter than Cantelli's
+    (it becomes the published bound), Cantelli's beside it; the statement in words."""
+    if not simulated:
+        return cantelli_text
+    bound = _simulation_bound(*simulated)
+    result["simulation_bound"] = bound
+    if bound["probability_at_most"] >= result["probability_at_most"]:
+        return cantelli_text
+    result.update(
+        probability_at_most=bound["probability_at_most"],
+        one_in_at_least=bound["one_in_at_least"],
+        method=bound["method"],
+    )
+    seen = "none" if bound["max_wins_observed"] == 0 else f"{bound['max_wins_observed']:,}"
+    return (
+        f"at most 1 in {bound['one_in_at_least']:,.0f} rounds with 99% confidence ({seen} in "
+        f"{bound['spins']:,} simulated rounds); Cantelli's bound, which holds for any "
+        f"distribution: at most 1 in {result['cantelli']['one_in_at_least']:,.0f}"
+    )
