@@ -7,7 +7,13 @@ import hashlib
 from pathlib import Path
 
 from domain.game.model import MathModel, model_for, state_key
-from infrastructure.mathtools.par_report import default_master_seed, simulate_states, state_seed
+from infrastructure.mathtools.par_report import (
+    default_master_seed,
+    misses_allowed,
+    simulate_states,
+    state_seed,
+    verdict,
+)
 from infrastructure.mathtools.simulator import simulate, spec_for
 
 V1 = "pumpkin-v1-4af96d8ef079b16a"
@@ -60,3 +66,20 @@ def test_the_master_seed_is_the_recorded_one_else_fixed_by_the_model_name() -> N
         default_master_seed(MathModel(unpublished))
         == hashlib.sha256(b"pumpkin-par:pumpkin-test-unpublished").digest()
     )
+
+
+def test_as_many_99_percent_intervals_may_miss_as_chance_allows_at_the_1_percent_level() -> None:
+    assert misses_allowed(84) == 4  # P(more than 3 of 84 miss) = 1.05%, of more than 4: 0.15%
+    assert misses_allowed(1) == 1
+
+
+def test_a_missed_target_fails_the_report_whatever_the_intervals() -> None:
+    on_target = {"computed_rtp_96.00_pm_0.01%": True, "ci99_contains_computed_rtp": True}
+    states = {f"S{i}": {"checks": dict(on_target)} for i in range(21)}
+    assert verdict(states)["all_pass"]
+    states["S3"]["checks"]["ci99_contains_computed_rtp"] = False
+    assert verdict(states)["all_pass"] and verdict(states)["ci99_misses"] == [
+        "S3: ci99_contains_computed_rtp"
+    ]
+    states["S4"]["checks"]["computed_rtp_96.00_pm_0.01%"] = False
+    assert not verdict(states)["all_pass"]

@@ -85,12 +85,18 @@ def test_the_simulated_base_game_line_rtp_agrees_with_the_exact_enumeration() ->
 
 def test_the_published_par_results_meet_every_target_in_every_state() -> None:
     from domain.game.rules_document import par_results
+    from infrastructure.mathtools.par_report import verdict
 
     results = par_results(current_model().version)
     assert results, (
         "the current model has no published PAR run (python -m infrastructure.mathtools.par_report)"
     )
     assert len(results["states"]) == 21
-    for key, state in results["states"].items():
-        assert all(state["checks"].values()), (key, state["checks"])
+    assert results["spins_per_state"] >= 100_000_000
+    found = verdict(results["states"])
+    assert found["targets_missed"] == []
+    # every state's computed figures inside the simulation's 99% intervals, but for as many
+    # misses as chance allows among 84 intervals (0.84 expected; at most 4 at the 1% level)
+    assert len(found["ci99_misses"]) <= found["ci99_misses_allowed"], found
+    assert results["all_pass"]
     assert json.dumps(results)
