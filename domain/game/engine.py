@@ -11,6 +11,7 @@ The Spin Progress meter (steps 2 and 11 of a normal spin) is applied here, aroun
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,8 @@ from domain.game.symbols import (
     WILD,
     cell_name,
 )
+
+_cell_name = cache(cell_name)  # a screen's names, each made once per process
 
 _TRACE_WORDS = 1 << 10  # the trace buffer a round starts with (int64 words)
 _TRACE_GROWTH = 4  # a round that overflows it is played again with this many times the room
@@ -147,11 +150,9 @@ class _Decoder:
         self.line_wins: list[dict[str, Any]] = []
 
     def screen(self) -> list[list[str]]:
+        cells, vals = self.cells.tolist(), self.vals.tolist()
         return [
-            [
-                cell_name(int(self.cells[r * ROWS + row]), int(self.vals[r * ROWS + row]))
-                for row in range(ROWS)
-            ]
+            [_cell_name(cells[r * ROWS + row], vals[r * ROWS + row]) for row in range(ROWS)]
             for r in range(REELS)
         ]
 
@@ -170,7 +171,7 @@ class _Decoder:
         facts: list[Fact] = []
         p, end = 1, int(trace[0])
         while p < end:
-            rec = [int(x) for x in trace[p : p + L.REC]]
+            rec = trace[p : p + L.REC].tolist()
             p += L.REC
             if rec[0] == L.R_LANDED:
                 self.cells = trace[p : p + CELLS].copy()
