@@ -33,14 +33,8 @@ import structlog
 
 from domain.game.calculator import state_math
 from domain.game.calculator.state import DEFAULT_SCREENS
-from domain.game.model import (
-    FEATURE_KEYS,
-    UNLOCK_LEVEL,
-    MathModel,
-    all_states,
-    model_for,
-    state_key,
-)
+from domain.game.model import FEATURE_KEYS, all_states, model_for, state_key
+from infrastructure.mathtools.tuning import scaled_table, with_state
 
 TARGET_RTP = 0.96
 TOLERANCE = 0.00005
@@ -61,20 +55,13 @@ REFERENCE = {  # at k = 1, parts per million
     "free_spins_clover_ppm": 100_000,
     "hold_and_win_activation_ppm": 30_000,
 }
-_CUBE_ROOT = {"scatter_ppm", *FEATURE_KEYS}
+_CUBE_ROOT = frozenset({"scatter_ppm", *FEATURE_KEYS})
 
 log = structlog.get_logger()
 
 
 def state_table(level: int, k: float) -> dict[str, int]:
-    table = {}
-    for name, reference in REFERENCE.items():
-        if level < UNLOCK_LEVEL.get(name, 0):
-            table[name] = 0
-        else:
-            table[name] = round(reference * (k ** (1 / 3) if name in _CUBE_ROOT else k))
-    table["scale_ppm"] = round(k * 1_000_000)
-    return table
+    return scaled_table(level, k, REFERENCE, _CUBE_ROOT)
 
 
 def initial_definition() -> dict[str, Any]:
@@ -179,9 +166,7 @@ def table_rtp(
     screens: int = DEFAULT_SCREENS,
 ) -> float:
     """The state's computed RTP with `table` (its figures kept in LAST)."""
-    changed = json.loads(json.dumps(d))
-    changed["states"][state_key(*state)] = table
-    model = MathModel(changed)
+    model = with_state(d, state_key(*state), table)
     figures = state_math(model, *state, screens=screens)
     LAST[state_key(*state)] = {
         **figures.as_dict(),

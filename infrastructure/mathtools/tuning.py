@@ -42,17 +42,23 @@ REFERENCE = {  # feature probabilities at k = 1, parts per million
 log = structlog.get_logger()
 
 
-def state_table(level: int, k: float) -> dict[str, int]:
+def scaled_table(
+    level: int, k: float, reference: dict[str, int], cube_root: frozenset[str]
+) -> dict[str, int]:
+    """A state's probabilities: each reference value times k (times k^(1/3) for those in
+    `cube_root`, e.g. the scatters, since Free Spins need three), 0 while locked at `level`."""
     table = {}
-    for name, reference in REFERENCE.items():
+    for name, value in reference.items():
         if level < UNLOCK_LEVEL.get(name, 0):
             table[name] = 0
-        elif name == "scatter_ppm":
-            table[name] = round(reference * k ** (1 / 3))
         else:
-            table[name] = round(reference * k)
+            table[name] = round(value * (k ** (1 / 3) if name in cube_root else k))
     table["scale_ppm"] = round(k * 1_000_000)  # published: the state's scale, for the PAR sheet
     return table
+
+
+def state_table(level: int, k: float) -> dict[str, int]:
+    return scaled_table(level, k, REFERENCE, frozenset({"scatter_ppm"}))
 
 
 def with_state(definition: dict[str, Any], key: str, table: dict[str, int]) -> MathModel:
