@@ -32,7 +32,8 @@ from numba import njit
 
 from domain.game.draws import MISSES, PPM, TABLE_DRAWS, TALLY_WORDS, encode_chances
 from domain.game.model import WEIGHT_TABLES
-from domain.game.rng import STATE_WORDS, rekey
+from domain.game.rng import STATE_WORDS
+from domain.game.simulation import rekey_round, run_key
 from domain.game.state_vector import (
     N_OUT,
     N_PARAMS,
@@ -152,19 +153,13 @@ def run_tilted(
     (rows, TALLY_WORDS) receives the rounds' tallies when it has a row per round (the
     cross-entropy update reads them)."""
     state = np.zeros(STATE_WORDS, dtype=np.uint32)
-    key = np.empty(8, dtype=np.int64)
-    for j in range(6):
-        key[j] = master_key[j]
+    key = run_key(master_key)
     out = np.zeros(N_OUT, dtype=np.int64)
     trace = np.zeros(1, dtype=np.int64)
     tally = np.zeros(TALLY_WORDS, dtype=np.int64)
     keep = tallies.shape[0] == indices.shape[0]
-    lo_mask = (1 << 32) - 1
     for n in range(indices.shape[0]):
-        index = indices[n]
-        key[6] = index & lo_mask
-        key[7] = (index >> 32) & lo_mask
-        rekey(state, key)
+        rekey_round(state, key, indices[n])
         tally[:] = 0
         stream = (state, tilts[components[n]], tally)
         play(stream, P, level, hw_h, fs_h, trace, False, out)

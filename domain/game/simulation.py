@@ -71,23 +71,38 @@ def _bucket(win: int) -> int:
 
 
 @njit(cache=True)
+def run_key(master_key):  # type: ignore[no-untyped-def]
+    """The key words of a run's rounds: the master seed's first 24 bytes, then the round index."""
+    key = np.empty(8, dtype=np.int64)
+    for j in range(6):
+        key[j] = master_key[j]
+    return key
+
+
+@njit(cache=True)
+def rekey_round(state, key, index):  # type: ignore[no-untyped-def]
+    """`state` at the start of round `index` of the run keyed by `key` (from run_key): the master
+    seed with its last 8 bytes replaced by the index, little-endian."""
+    lo_mask = (1 << 32) - 1
+    key[6] = index & lo_mask
+    key[7] = (index >> 32) & lo_mask
+    rekey(state, key)
+
+
+@njit(cache=True)
 def run_rounds(master_key, first, count, P, level, hw_h, fs_h, acc, buckets, curve, every):  # type: ignore[no-untyped-def]
     """Play rounds first..first+count-1 of a run; add their results into acc and buckets.
 
     `curve[k]` receives the cumulative win after (k + 1) * every rounds (for convergence charts).
     """
     rng = np.zeros(STATE_WORDS, dtype=np.uint32)
-    key = np.empty(8, dtype=np.int64)
-    for j in range(6):
-        key[j] = master_key[j]
+    key = run_key(master_key)
     out = np.zeros(N_OUT, dtype=np.int64)
     trace = np.zeros(1, dtype=np.int64)
     lo_mask = (1 << 32) - 1
     for n in range(count):
         index = first + n
-        key[6] = index & lo_mask
-        key[7] = (index >> 32) & lo_mask
-        rekey(rng, key)
+        rekey_round(rng, key, index)
         play(rng, P, level, hw_h, fs_h, trace, False, out)
         win = out[O_WIN]
         acc[A_ROUNDS] += 1
