@@ -33,6 +33,15 @@ class Progress:
     def free_spins_multiplier(self) -> float:
         return multiplier_of(self.free_spins_halves)
 
+    def shown(self) -> dict[str, int | float | None]:
+        """The progress as the player state shows it (docs/CONTRACT.md: multipliers as numbers)."""
+        return {
+            "level": self.level,
+            "spins_to_next_level": self.spins_to_next_level,
+            "hold_and_win_multiplier": self.hold_and_win_multiplier,
+            "free_spins_multiplier": self.free_spins_multiplier,
+        }
+
 
 def multiplier_of(halves: int) -> float:
     """Halves as the multiplier shown (3 -> 1.5)."""

@@ -189,15 +189,7 @@ class Player(Aggregate):
 
     def state(self) -> dict[str, Any]:
         """The player state of docs/CONTRACT.md."""
-        progress = self.progress
-        return {
-            "player_id": self.player_id,
-            "balance": self.balance,
-            "level": progress.level,
-            "spins_to_next_level": progress.spins_to_next_level,
-            "hold_and_win_multiplier": progress.hold_and_win_multiplier,
-            "free_spins_multiplier": progress.free_spins_multiplier,
-        }
+        return {"player_id": self.player_id, "balance": self.balance, **self.progress.shown()}
 
     def replayed(self, request_id: str, fingerprint: str) -> Any | None:
         """The result reference of a request already applied, or None if it is new."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from domain.errors import RuleViolation, UnknownModelVersion
@@ -81,26 +81,6 @@ def differences(expected: Any, found: Any, path: str) -> Iterator[tuple[str, Any
         yield path, expected, found
 
 
-def progress_fields(progress: Progress) -> dict[str, Any]:
-    """The progress as a StakePlaced or RoundSettled records it."""
-    return {
-        "level": progress.level,
-        "spins_to_next_level": progress.spins_to_next_level,
-        "hold_and_win_halves": progress.hold_and_win_halves,
-        "free_spins_halves": progress.free_spins_halves,
-    }
-
-
-def progress_shown(progress: Progress) -> dict[str, Any]:
-    """The progress as the player state shows it (multipliers as numbers)."""
-    return {
-        "level": progress.level,
-        "spins_to_next_level": progress.spins_to_next_level,
-        "hold_and_win_multiplier": progress.hold_and_win_multiplier,
-        "free_spins_multiplier": progress.free_spins_multiplier,
-    }
-
-
 def check_round(record: RoundRecord, player_id: str) -> list[Finding]:
     """Everything about the round that disagrees with replay and with the engine."""
     found: list[Finding] = []
@@ -146,7 +126,7 @@ def check_round(record: RoundRecord, player_id: str) -> list[Finding]:
         "ok": not found,
         "events": ["StakePlaced", *(f.name for f in outcome.facts), "RoundSettled"],
         "total_win": outcome.total_win,
-        "progress_after": progress_shown(outcome.progress_after),
+        "progress_after": outcome.progress_after.shown(),
         "max_win_hit": outcome.max_win_hit,
     }
     return found
@@ -191,7 +171,7 @@ def _compare_settlement(
     expected: dict[str, Any] = {
         "total_win": outcome.total_win,
         "max_win_hit": outcome.max_win_hit,
-        **progress_fields(outcome.progress_after),
+        **asdict(outcome.progress_after),  # as StakePlaced / RoundSettled record it
     }
     if isinstance(balance_before, int):
         expected["balance_after"] = balance_before - stake + outcome.total_win
