@@ -200,7 +200,7 @@ def run(
         summary["win_distribution"] = dict(zip(_bucket_names(), totals[key].buckets, strict=True))
         summary["checks"] = checks(key, computed[key], summary)
         summary["parameters"] = model.probabilities(level, hw, fs)
-        summary["totals"] = {"acc": totals[key].acc, "buckets": totals[key].buckets}
+        summary["totals"] = _record(totals[key])
         simulated[key] = summary
         log.info(
             "state",
@@ -304,21 +304,22 @@ def _resume(model: MathModel, master: bytes, progress: Path | None) -> dict[str,
         return {}
     out: dict[str, RunTotals] = {}
     for key, entry in saved.get("states", {}).items():
-        totals = entry.get("totals", entry)
-        if entry.get("parameters") == model.probabilities(*_state(key)) and "acc" in totals:
+        totals = entry.get("totals")  # a report older than resumable runs has none
+        if totals and entry.get("parameters") == model.probabilities(*_state(key)):
             out[key] = RunTotals(list(totals["acc"]), list(totals["buckets"]))
     return out
+
+
+def _record(totals: RunTotals) -> dict[str, list[int]]:
+    """A state's integer totals as the progress file and the published report keep them."""
+    return {"acc": totals.acc, "buckets": totals.buckets}
 
 
 def _save_progress(
     progress: Path, model: MathModel, master: bytes, totals: dict[str, RunTotals]
 ) -> None:
     states = {
-        key: {
-            "parameters": model.probabilities(*_state(key)),
-            "acc": t.acc,
-            "buckets": t.buckets,
-        }
+        key: {"parameters": model.probabilities(*_state(key)), "totals": _record(t)}
         for key, t in totals.items()
     }
     progress.parent.mkdir(parents=True, exist_ok=True)
