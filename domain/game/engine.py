@@ -22,7 +22,7 @@ from domain.game.board import JACKPOTS_X_STAKE, REELS, ROWS, STAKES
 from domain.game.facts import Fact
 from domain.game.kernel import play
 from domain.game.model import MathModel, current_model, model_for
-from domain.game.progress import NEW_PLAYER, Progress, count_spin, multiplier_of, unlock_if_due
+from domain.game.progress import NEW_PLAYER, Progress, count_spin, unlock_if_due
 from domain.game.rng import SEED_BYTES, new_generator
 from domain.game.symbols import (
     BONUSES,
@@ -223,7 +223,7 @@ class _Decoder:
                 "NormalGameCollectorCollected", {"step": step, "coins": coins, "win": a * money}
             )
         if kind == L.R_BOOSTER:
-            payload = {"step": step, "bonus": BONUSES[a], "multiplier": multiplier_of(b)}
+            payload = {"step": step, "bonus": BONUSES[a], "multiplier_halves": b}
             return Fact("BoosterLanded", payload)
         if kind == L.R_ACTIVATED:
             phase = "base" if b == 0 else "hold_and_win"
@@ -237,7 +237,7 @@ class _Decoder:
                 "kind": KINDS[a],
                 "screen": self.screen(),
                 "line_wins": self.line_wins,
-                "multiplier": multiplier_of(b),
+                "multiplier_halves": b,
                 "win": c * money,
             }
             return Fact("SpinCompleted", payload)
@@ -262,19 +262,19 @@ class _Decoder:
                 "collectors": _reels(b),
                 "respins_left": a,
                 "collected": c * money,
-                "multiplier": multiplier_of(e),
+                "multiplier_halves": e,
                 "win": d * money,
             }
             return Fact("PrizesCollected", payload)
         if kind == L.R_JACKPOT:
             return Fact("JackpotWon", {"step": step, "tier": JACKPOT_TIERS[a], "amount": b * money})
         if kind == L.R_HW_ENDED:
-            payload = {"collected": a * money, "multiplier": multiplier_of(b), "win": c * money}
+            payload = {"collected": a * money, "multiplier_halves": b, "win": c * money}
             return Fact("HoldAndWinEnded", payload)
         if kind == L.R_FS_STARTED:
-            return Fact("FreeSpinsStarted", {"spins": a, "multiplier": multiplier_of(b)})
+            return Fact("FreeSpinsStarted", {"spins": a, "multiplier_halves": b})
         if kind == L.R_FS_ENDED:
-            payload = {"spins_played": a, "multiplier": multiplier_of(b), "win": c * money}
+            payload = {"spins_played": a, "multiplier_halves": b, "win": c * money}
             return Fact("FreeSpinsEnded", payload)
         if kind == L.R_MAX_WIN:
             return Fact("MaxWinReached", {"step": step, "cap": a * money})
@@ -296,7 +296,7 @@ class _Decoder:
             "collectors": _reels(mask),
             "screen": self.screen(),
             "coins": coins,
-            "multiplier": multiplier_of(halves),
+            "multiplier_halves": halves,
             "collected": collected * self.unit,
             "win": win * self.unit,
         }

@@ -64,7 +64,10 @@ from domain.ledger.protection import (
     with_round_started,
     without_session,
 )
-from domain.ledger.recorded_progress import upcast_multipliers_to_halves
+from domain.ledger.recorded_progress import (
+    upcast_multipliers_to_halves,
+    upcast_step_multiplier_to_halves,
+)
 
 NAMESPACE = UUID("6a0e7d3c-58f4-4b9c-9a51-2f1d6c0b7e11")  # fixed: ids must never change
 RECENT_REQUESTS = 10_000
@@ -112,6 +115,14 @@ class ChainLink:
         result = super().mutate(aggregate)  # type: ignore[misc]
         result.chain_head = digest_of(self, stored_name(type(self)))
         return result
+
+
+class StepMultiplierInHalves:
+    """Mixed into the round facts that carry a multiplier: version 2 stores it in halves
+    (`multiplier_halves`); version 1 stored the number (domain.ledger.recorded_progress)."""
+
+    class_version = 2
+    upcast_v1_v2 = staticmethod(upcast_step_multiplier_to_halves)
 
 
 class Player(Aggregate):
@@ -602,7 +613,7 @@ class Player(Aggregate):
     class NormalGameCollectorCollected(RoundFact):
         TOPIC = "domain.player:Player.NormalGameCollectorCollected"
 
-    class BoosterLanded(RoundFact):
+    class BoosterLanded(StepMultiplierInHalves, RoundFact):
         TOPIC = "domain.player:Player.BoosterLanded"
 
     class PumpkinActivated(RoundFact):
@@ -611,25 +622,25 @@ class Player(Aggregate):
     class FreeSpinsAwarded(RoundFact):
         TOPIC = "domain.player:Player.FreeSpinsAwarded"
 
-    class SpinCompleted(RoundFact):
+    class SpinCompleted(StepMultiplierInHalves, RoundFact):
         TOPIC = "domain.player:Player.SpinCompleted"
 
-    class HoldAndWinStarted(RoundFact):
+    class HoldAndWinStarted(StepMultiplierInHalves, RoundFact):
         TOPIC = "domain.player:Player.HoldAndWinStarted"
 
-    class PrizesCollected(RoundFact):
+    class PrizesCollected(StepMultiplierInHalves, RoundFact):
         TOPIC = "domain.player:Player.PrizesCollected"
 
     class JackpotWon(RoundFact):
         TOPIC = "domain.player:Player.JackpotWon"
 
-    class HoldAndWinEnded(RoundFact):
+    class HoldAndWinEnded(StepMultiplierInHalves, RoundFact):
         TOPIC = "domain.player:Player.HoldAndWinEnded"
 
-    class FreeSpinsStarted(RoundFact):
+    class FreeSpinsStarted(StepMultiplierInHalves, RoundFact):
         TOPIC = "domain.player:Player.FreeSpinsStarted"
 
-    class FreeSpinsEnded(RoundFact):
+    class FreeSpinsEnded(StepMultiplierInHalves, RoundFact):
         TOPIC = "domain.player:Player.FreeSpinsEnded"
 
     class MaxWinReached(RoundFact):

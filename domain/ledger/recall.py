@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from domain.game.facts import JSON
+from domain.ledger.recorded_progress import shown_step_multiplier
 
 _STEP_EXTRAS: dict[str, Callable[[Mapping[str, JSON]], dict[str, Any]]] = {
     "WildReelsTriggered": lambda p: {"wild_reels": p["reels"]},
@@ -27,7 +28,9 @@ _STEP_EXTRAS: dict[str, Callable[[Mapping[str, JSON]], dict[str, Any]]] = {
     "NormalGameCollectorCollected": lambda p: {
         "normal_game_collector": {"coins": p["coins"], "win": p["win"]}
     },
-    "BoosterLanded": lambda p: {"booster": {"bonus": p["bonus"], "multiplier": p["multiplier"]}},
+    "BoosterLanded": lambda p: {
+        "booster": {"bonus": p["bonus"], "multiplier": shown_step_multiplier(p)}
+    },
     "FreeSpinsAwarded": lambda p: {
         "free_spins_awarded": p["count"],
         "free_spins_left": p["spins_left"],
@@ -103,7 +106,7 @@ def _apply_to_step(step: dict[str, Any], name: str, p: Mapping[str, JSON]) -> No
             kind=p["kind"],
             screen=p["screen"],
             line_wins=p["line_wins"],
-            multiplier=p["multiplier"],
+            multiplier=shown_step_multiplier(p),
             win=p["win"],
         )
     elif name == "PumpkinActivated":
@@ -119,7 +122,7 @@ def _apply_to_step(step: dict[str, Any], name: str, p: Mapping[str, JSON]) -> No
             jackpots=[],
             collected=p["collected"],
             respins_left=3,
-            multiplier=p["multiplier"],
+            multiplier=shown_step_multiplier(p),
             win=p["win"],
         )
     elif name == "PrizesCollected":
@@ -129,7 +132,7 @@ def _apply_to_step(step: dict[str, Any], name: str, p: Mapping[str, JSON]) -> No
             collectors=p["collectors"],
             respins_left=p["respins_left"],
             collected=p["collected"],
-            multiplier=p["multiplier"],
+            multiplier=shown_step_multiplier(p),
             win=p["win"],
         )
     elif name == "JackpotWon":

@@ -131,3 +131,60 @@ def test_a_golden_player_plays_on_in_halves_and_the_mixed_stream_verifies(
         reader.close()
     report = verify(golden_url)  # now also against the balances view
     assert report["ok"] and report["problems"] == []
+
+
+STEP_TOPICS = tuple(
+    getattr(Player, name).TOPIC
+    for name in (
+        "BoosterLanded", "SpinCompleted", "HoldAndWinStarted", "PrizesCollected",
+        "HoldAndWinEnded", "FreeSpinsStarted", "FreeSpinsEnded",
+    )
+)
+
+
+def step_rows(app: PumpkinApplication, player_id: str) -> list[StoredRow]:
+    stream = str(player_aggregate_id(player_id))
+    return [row for row in EventRows(app).rows(stream) if row.topic in STEP_TOPICS]
+
+
+def test_the_round_facts_multipliers_read_back_as_halves_and_show_as_before(
+    golden_url: str,
+) -> None:
+    """SpinCompleted, BoosterLanded and the features' facts stored `multiplier: 1.5` (version 1);
+    read back, their payload holds `multiplier_halves: 3` in its place, the chain covers the bytes
+    stored, and the round shows the same numbers; facts written now are version 2, in halves."""
+    open_session = next(s for s, v in DEE["sessions"].items() if v["open"])
+    with PumpkinApplication.from_url(golden_url) as app:
+        old = step_rows(app, "dee")
+        assert old
+        seen: set[float] = set()
+        for row in old:
+            stored = raw(row)
+            assert "class_version" not in stored
+            number = stored["payload"]["multiplier"]
+            seen.add(number)
+            event = decoded(app, row)
+            assert event.payload["multiplier_halves"] == halves_of(number)
+            assert "multiplier" not in event.payload
+            assert list(event.payload) == [  # in the same place
+                "multiplier_halves" if key == "multiplier" else key for key in stored["payload"]
+            ]
+            assert digest_of(event, row.topic) == event_digest(
+                row.stream, row.version, row.topic, app.mapper.transcoder.decode(row.state)
+            )
+        assert 1.0 in seen
+        old_round = app.round(f"dee.{DEE['round_count']}")
+        for n in range(3):
+            app.spin(open_session, 20, f"golden-steps-{n}")
+        new = step_rows(app, "dee")[len(old):]
+        assert new
+        for row in new:
+            stored = raw(row)
+            assert stored["class_version"] == 2
+            assert type(stored["payload"]["multiplier_halves"]) is int
+            assert "multiplier" not in stored["payload"]
+        # The round as answered shows numbers, from either schema.
+        for view in (old_round, app.round(f"dee.{DEE['round_count'] + 1}")):
+            assert all(isinstance(step["multiplier"], float) for step in view["steps"])
+    report = verify(golden_url)
+    assert report["ok"] and report["problems"] == []

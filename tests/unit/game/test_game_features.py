@@ -101,7 +101,7 @@ def test_free_spins_wins_are_multiplied_by_the_free_spins_multiplier() -> None:
     outcome = resolve_round(model, state_progress(5, 3, 5), STAKE, bytes(32))
     for p in (f.payload for f in facts_named(outcome, "SpinCompleted")):
         if p["kind"] == "free_spin":
-            assert p["multiplier"] == 2.5
+            assert p["multiplier_halves"] == 5  # x2.5
             assert p["win"] * 2 == sum(w["win"] for w in p["line_wins"]) * 5
 
 
@@ -113,7 +113,7 @@ def test_a_booster_raises_its_bonus_multiplier_by_a_half_and_never_past_three() 
         boosters = facts_named(outcome, "BoosterLanded")
         for b in boosters:
             assert b.payload["bonus"] == "FS"  # Hold & Win is already at x3
-            assert b.payload["multiplier"] == 2.5
+            assert b.payload["multiplier_halves"] == 5  # x2.5
             assert outcome.progress_after.free_spins_halves == 5
             seen.add(b.payload["bonus"])
     assert seen == {"FS"}
