@@ -9,7 +9,9 @@ Exactly once: at least the last RECENT_REQUESTS request ids are kept (up to RECE
 each with a fingerprint of its body and a reference to its result (the balance after a deposit
 or withdrawal, the version of a round's StakePlaced). A request id older than that window is
 answered from its durable key (infrastructure/store/request_keys.py), which the application records
-in the same transaction and hands back through `recall_request`.
+in the same transaction and hands back through `recall_request`. (Requests recorded before
+durable keys existed have none: only the window remembers them. The first release kept 10,000;
+a state rebuilt from its snapshots or events keeps the last RECENT_REQUESTS of them.)
 
 Sessions (domain.ledger.fairness): `sessions` holds OPEN sessions only, so the state stays small
 however
@@ -70,12 +72,15 @@ from domain.ledger.recorded_progress import (
 )
 
 NAMESPACE = UUID("6a0e7d3c-58f4-4b9c-9a51-2f1d6c0b7e11")  # fixed: ids must never change
-RECENT_REQUESTS = 10_000
+# The window is a cache in front of the durable request keys: a retry comes soon after its
+# request, and one beyond the window is answered from its key (one read). Small, because the
+# player is copied for every command and kept in every snapshot.
+RECENT_REQUESTS = 256
 # The window is trimmed back to RECENT_REQUESTS once it holds this many more, in one rebuild.
 # Deleting its oldest key one at a time leaves holes at the front of the dict, and both finding
 # the oldest key and copying the dict (every command copies the player) then cost the whole
-# capacity: a player with a full window spun measurably slower (bench/RESULTS.md).
-RECENT_SLACK = 1_024
+# capacity.
+RECENT_SLACK = 64
 # No balance passes this (2^53 - 1 minor units): past it, JSON clients (doubles) lose precision.
 # A deposit that would pass it is refused; so is a spin whose largest possible win would (the
 # balance after the stake plus MAX_WIN_X_STAKE stakes), so a settlement never has to be.

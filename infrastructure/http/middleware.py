@@ -33,6 +33,7 @@ class RequestContext:
         self.app = app
         self.metrics = metrics
         self.max_body_bytes = max_body_bytes
+        self._children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -119,8 +120,16 @@ class RequestContext:
         route: Any = scope.get("route")
         template = getattr(route, "path", None) or "unmatched"
         method = scope.get("method", "")
-        self.metrics.requests.labels(method, template, str(status)).inc()
-        self.metrics.latency.labels(method, template).observe(seconds)
+        counted = self._children.get((method, template, status))
+        if counted is None:
+            counted = (
+                self.metrics.requests.labels(method, template, str(status)),
+                self.metrics.latency.labels(method, template),
+            )
+            if route is not None:  # a matched route's series, kept (bounded by the routes)
+                self._children[(method, template, status)] = counted
+        counted[0].inc()
+        counted[1].observe(seconds)
         if not _std_log.isEnabledFor(logging.INFO):
             return
         client = scope.get("client")
