@@ -233,7 +233,7 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
             try:
                 check_may_open(player, now)
             except ProtectionRefusal as refusal:
-                self._refused(player_id, refusal, "", None)
+                self.record_refusal(player_id, refusal, "", None)
                 raise
             session_id = uuid4().hex
             token = secrets.token_urlsafe(32)

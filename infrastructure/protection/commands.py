@@ -102,10 +102,10 @@ class ProtectionCommands:
         try:
             return self._command(player_id, decide, request_id)
         except ProtectionRefusal as refusal:
-            self._refused(player_id, refusal, session_id, stake)
+            self.record_refusal(player_id, refusal, session_id, stake)
             raise
 
-    def _refused(
+    def record_refusal(
         self, player_id: str, refusal: ProtectionRefusal, session_id: str, stake: int | None
     ) -> None:
         """Record a refusal in the player's stream (a session past its time limit is closed)."""

@@ -302,3 +302,23 @@ def console_shows_owed_work(client: Any, service: Any, clock: Any, wallet: Refer
     assert 'id="owed"' in page and round_id in page and player.player_id in page
     assert settle(service, clock) == 1
     assert 'id="owed-none"' in client.get("/console").text
+
+
+def test_a_spin_refused_by_player_protection_is_recorded_and_debits_nothing(
+    served: Any, wallet: ReferenceWallet
+) -> None:
+    """On the operator's wallet as on the built-in one: the refusal is a ProtectionRefused event
+    in the player's stream (the audit trail, the dispute report), and no debit is sent."""
+    client, service, _clock = served
+    player = WalletPlayer(client, wallet)
+    service.app.set_limits(player.player_id, {"max_stake": 100})
+    refused = player.spin(200)
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["error"]["code"] == "stake_limit"
+    assert applied(wallet, "debit", player.player_id) == []
+    events = service.app.events.get(service.app.load_player(player.player_id).id)
+    [recorded] = [e for e in events if type(e).__name__ == "ProtectionRefused"]
+    assert (recorded.rule, recorded.session_id, recorded.stake) == (
+        "stake_limit", player.session_id, 200
+    )
+    assert player.spin(100).status_code == 200  # within the limit: played
