@@ -28,6 +28,7 @@ segment, and the reader is woken once, not twice. Everything else is uvicorn's u
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import (
@@ -76,7 +77,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             return
         self._header_bytes += len(data)
         if self._header_bytes > (self.config.h11_max_incomplete_event_size or _DEFAULT_LIMIT):
-            self._refuse(431, b"request line and headers too large")
+            self._refuse(431, "headers_too_large", "the request line and headers are too large")
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -106,19 +107,21 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def _headers_too_slow(self) -> None:
         self._header_deadline = None
         if self._awaiting_headers and not self.transport.is_closing():
-            self._refuse(408, b"request headers not received in time")
+            self._refuse(408, "request_timeout", "the request headers were not received in time")
 
-    def _refuse(self, status: int, message: bytes) -> None:
+    def _refuse(self, status: int, code: str, message: str) -> None:
+        """Answer before any route, in the API's error shape, and close the connection."""
         self._cancel_header_deadline()
         self._awaiting_headers = False
+        body = json.dumps({"error": {"code": code, "message": message}}).encode()
         self.transport.write(
             b"".join(
                 [
                     STATUS_LINE[status],
-                    b"content-type: text/plain; charset=utf-8\r\n",
-                    b"content-length: " + str(len(message)).encode() + b"\r\n",
+                    b"content-type: application/json\r\n",
+                    b"content-length: " + str(len(body)).encode() + b"\r\n",
                     b"connection: close\r\n\r\n",
-                    message,
+                    body,
                 ]
             )
         )

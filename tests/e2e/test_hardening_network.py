@@ -5,6 +5,7 @@ a bounded number of connections, and /health stays fast meanwhile. (HTTP only: S
 
 from __future__ import annotations
 
+import json
 import socket
 import sys
 import threading
@@ -104,6 +105,10 @@ def test_a_slow_header_client_is_closed_after_the_deadline_and_health_stays_fast
         sender.join()
         lasted = time.monotonic() - started
     assert answer == b"" or answer.startswith(b"HTTP/1.1 408"), answer[:80]
+    if answer:  # in the API's error shape, as every refusal
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert b"content-type: application/json" in head
+        assert json.loads(body)["error"]["code"] == "request_timeout"
     assert HEADER_TIMEOUT * 0.8 <= lasted < HEADER_TIMEOUT + 3
 
 
