@@ -140,10 +140,15 @@ def state_math(
     # on a spin with no line win and no retrigger (0 or 1 scatter)
     p_fs_swap = params[L.P_FS_CLOVER] / 1e6 if level >= CLOVER_LEVEL else 0.0
     q0, fs_clover = whole_screens(
-        fs_screens[:, :, 0] + fs_screens[:, :, 1], fs_cells, paytable, clover_weights, p_fs_swap
+        fs_screens[:, :, 0] + fs_screens[:, :, 1],
+        fs_cells,
+        False,
+        paytable,
+        clover_weights,
+        p_fs_swap,
     )
     q5, q10 = (
-        whole_screens(fs_screens[:, :, c], fs_cells, paytable, clover_weights, 0.0)[0]
+        whole_screens(fs_screens[:, :, c], fs_cells, False, paytable, clover_weights, 0.0)[0]
         for c in (2, 3)
     )
     fs_n = max(1, screens // 4)
@@ -271,6 +276,7 @@ def _base_whole_screens(
             z, pays = whole_screens(
                 screens[:, :, kind + (SCREEN_KINDS if collector else 0)],
                 dist,
+                True,
                 paytable,
                 clover_weights,
                 inputs.p_clover if swap else 0.0,

@@ -126,7 +126,10 @@ def _line_state(a, b, c):
 
 
 @njit(cache=True)
-def _cell_options(status, dist, classes, weights):
+def _cell_options(status, dist, coins, classes, weights, degrees):
+    """A cell's classes and weights; a free cell's OTHER (a coin) has weight 1 and degree 1: its
+    weight q is a variable, so figures come out as polynomials in q."""
+    degrees[:] = 0
     if status == _WILD:
         classes[0] = WILD_CLASS
         weights[0] = 1.0
@@ -136,11 +139,16 @@ def _cell_options(status, dist, classes, weights):
         weights[0] = 1.0
         return 1
     n = 0
-    for c in range(N_CLASSES):
+    for c in range(OTHER_CLASS):
         if dist[c] > 0.0:
             classes[n] = c
             weights[n] = dist[c]
             n += 1
+    if coins:
+        classes[n] = OTHER_CLASS
+        weights[n] = 1.0
+        degrees[n] = 1
+        n += 1
     return n
 
 
@@ -175,15 +183,30 @@ def _symbols_allowed(x, line, other):
 
 
 @njit(cache=True)
-def reels_1_to_3(code, dist, with_swaps):
-    """For reels 1-3 of status `code`, free cells drawn from `dist` (OTHER sub-stochastic):
-    (E[no win, no candidate], E[no win, a candidate], K[L, L', s]; K only if `with_swaps`)."""
+def _product_of_rows(rows):
+    """The product of three polynomials of degree 1 (rows[r, degree])."""
+    out = np.zeros(4)
+    for a in range(2):
+        for b in range(2):
+            for c in range(2):
+                out[a + b + c] += rows[0, a] * rows[1, b] * rows[2, c]
+    return out
+
+
+@njit(cache=True)
+def reels_1_to_3(code, dist, coins, with_swaps):
+    """For reels 1-3 of status `code`, free cells drawn from `dist` (paying symbols and WILD;
+    OTHER too if `coins`, of weight q): the coefficients in q of (E[no win, no candidate],
+    E[no win, a candidate], K[L, L', s]; K only if `with_swaps`)."""
     classes = np.zeros((9, N_CLASSES), dtype=np.int64)
     weights = np.zeros((9, N_CLASSES))
+    degrees = np.zeros((9, N_CLASSES), dtype=np.int64)
     n_options = np.zeros(9, dtype=np.int64)
     for cell in range(9):
         status = cell_status((code // REEL_STATUSES ** (cell // 3)) % REEL_STATUSES, cell % 3)
-        n_options[cell] = _cell_options(status, dist, classes[cell], weights[cell])
+        n_options[cell] = _cell_options(
+            status, dist, coins, classes[cell], weights[cell], degrees[cell]
+        )
     row_lines, row_counts = _rows_of_reel_3()
     t_power = np.ones((5, _N_NODES))
     for c in range(1, 5):
@@ -191,30 +214,34 @@ def reels_1_to_3(code, dist, with_swaps):
     alive = np.zeros((3, N_CLASSES))  # weight of the option if no line of the row wins
     count = np.zeros((3, N_CLASSES), dtype=np.int64)  # candidates among the row's lines
     marks = np.zeros((3, N_CLASSES), dtype=np.int64)  # which lines are candidates
+    row_total = np.zeros((3, 2))
+    row_zero = np.zeros((3, 2))
     work = (
-        np.zeros((3, _N_NODES)),  # E[no win; t^count] of a row of reel 3
-        np.zeros((N_LINES, _N_NODES)),  # the same with line L a candidate
-        np.zeros((3, N_PAYING, _N_NODES)),  # the same with the cell s or wild
-        np.zeros((3, _N_NODES)),
-        np.zeros((3, 3, N_PAYING, _N_NODES)),
-        np.zeros((3, N_PAYING)),
+        np.zeros((3, 2, _N_NODES)),  # E[no win; t^count] of a row of reel 3, by degree
+        np.zeros((N_LINES, _N_NODES)),  # the same with line L a candidate (degree 0)
+        np.zeros((3, N_PAYING, _N_NODES)),  # the same with the cell s or wild (degree 0)
+        np.zeros((3, 3, _N_NODES)),
+        np.zeros((3, 3, N_PAYING, 2, _N_NODES)),
+        np.zeros((3, N_PAYING, 2)),
+        np.zeros(3),
     )
-    k_out = np.zeros((N_LINES, N_LINES, N_PAYING))
-    none = 0.0
-    some = 0.0
+    degree = 10
+    none = np.zeros(degree)
+    some = np.zeros(degree)
+    k_out = np.zeros((N_LINES, N_LINES, N_PAYING, degree))
     x = np.zeros(6, dtype=np.int64)
     pick = np.zeros(6, dtype=np.int64)
     while True:
         wx = 1.0
+        jx = 0
         for cell in range(6):
             x[cell] = classes[cell, pick[cell]]
             wx *= weights[cell, pick[cell]]
-        total = 1.0
-        zero = 1.0
+            jx += degrees[cell, pick[cell]]
+        row_total[:] = 0.0
+        row_zero[:] = 0.0
         for r in range(3):
             cell = 6 + r
-            row_total = 0.0
-            row_zero = 0.0
             for k in range(n_options[cell]):
                 y = classes[cell, k]
                 ok = 1.0
@@ -232,15 +259,20 @@ def reels_1_to_3(code, dist, with_swaps):
                 alive[r, k] = ok * weights[cell, k]
                 count[r, k] = n
                 marks[r, k] = m
-                row_total += alive[r, k]
+                row_total[r, degrees[cell, k]] += alive[r, k]
                 if n == 0:
-                    row_zero += alive[r, k]
-            total *= row_total
-            zero *= row_zero
-        none += wx * zero
-        some += wx * (total - zero)
-        if with_swaps and total > zero:
-            _accumulate_swaps(x, wx, classes, n_options, alive, count, marks, t_power, work, k_out)
+                    row_zero[r, degrees[cell, k]] += alive[r, k]
+        total = _product_of_rows(row_total)
+        zero = _product_of_rows(row_zero)
+        candidates = False
+        for d in range(4):
+            none[jx + d] += wx * zero[d]
+            some[jx + d] += wx * (total[d] - zero[d])
+            candidates = candidates or total[d] > zero[d]
+        if with_swaps and candidates:
+            _accumulate_swaps(
+                x, wx, jx, classes, degrees, n_options, alive, count, marks, t_power, work, k_out
+            )
         cell = 5
         while cell >= 0:
             pick[cell] += 1
@@ -254,9 +286,12 @@ def reels_1_to_3(code, dist, with_swaps):
 
 
 @njit(cache=True)
-def _accumulate_swaps(x, wx, classes, n_options, alive, count, marks, t_power, work, k_out):
-    """Add one (reels 1-2) outcome's part of K: by rows of reel 3, at each quadrature node."""
-    rows, marked, by_symbol, same, other_row, pair = work
+def _accumulate_swaps(
+    x, wx, jx, classes, degrees, n_options, alive, count, marks, t_power, work, k_out
+):
+    """Add one (reels 1-2) outcome's part of K: by rows of reel 3, at each quadrature node.
+    A candidate's cell and an s-or-wild cell are never OTHER, so they have degree 0."""
+    rows, marked, by_symbol, same, other_row, pair, v_same = work
     rows[:] = 0.0
     marked[:] = 0.0
     by_symbol[:] = 0.0
@@ -267,9 +302,10 @@ def _accumulate_swaps(x, wx, classes, n_options, alive, count, marks, t_power, w
                 continue
             y = classes[cell, k]
             m = marks[r, k]
+            d = degrees[cell, k]
             for g in range(_N_NODES):
                 term = alive[r, k] * t_power[count[r, k], g]
-                rows[r, g] += term
+                rows[r, d, g] += term
                 for line in range(N_LINES):
                     if m & (1 << line):
                         marked[line, g] += term
@@ -280,32 +316,39 @@ def _accumulate_swaps(x, wx, classes, n_options, alive, count, marks, t_power, w
                     by_symbol[r, y, g] += term
     # L' through the same cell of reel 3 as L (swapped with it), or through row r2 whose cell
     # must be s or wild, the third row free
+    same[:] = 0.0
     for r in range(3):
-        for g in range(_N_NODES):
-            same[r, g] = _W_OVER_T[g]
-            for o in range(3):
-                if o != r:
-                    same[r, g] *= rows[o, g]
+        o1 = 1 if r == 0 else 0
+        o2 = 1 if r == 2 else 2
+        for a in range(2):
+            for b in range(2):
+                for g in range(_N_NODES):
+                    same[r, a + b, g] += _W_OVER_T[g] * rows[o1, a, g] * rows[o2, b, g]
         for r2 in range(3):
             if r2 != r:
                 o = 3 - r - r2
                 for s in range(N_PAYING):
-                    for g in range(_N_NODES):
-                        other_row[r, r2, s, g] = _W_OVER_T[g] * by_symbol[r2, s, g] * rows[o, g]
+                    for d in range(2):
+                        for g in range(_N_NODES):
+                            other_row[r, r2, s, d, g] = (
+                                _W_OVER_T[g] * by_symbol[r2, s, g] * rows[o, d, g]
+                            )
     for line in range(N_LINES):
         if marked[line, 0] == 0.0:
             continue
         r = _LINES[line, 2]
-        v_same = 0.0
-        for g in range(_N_NODES):
-            v_same += marked[line, g] * same[r, g]
+        v_same[:] = 0.0
+        for d in range(3):
+            for g in range(_N_NODES):
+                v_same[d] += marked[line, g] * same[r, d, g]
         for r2 in range(3):
             if r2 != r:
                 for s in range(N_PAYING):
-                    v = 0.0
-                    for g in range(_N_NODES):
-                        v += marked[line, g] * other_row[r, r2, s, g]
-                    pair[r2, s] = v
+                    for d in range(2):
+                        v = 0.0
+                        for g in range(_N_NODES):
+                            v += marked[line, g] * other_row[r, r2, s, d, g]
+                        pair[r2, s, d] = v
         for other in range(N_LINES):
             if not _SHARES[line, other]:
                 continue  # its first three cells are as they were: no win
@@ -315,7 +358,12 @@ def _accumulate_swaps(x, wx, classes, n_options, alive, count, marks, t_power, w
             r2 = _LINES[other, 2]
             for s in range(N_PAYING):
                 if allowed & (1 << s):
-                    k_out[line, other, s] += wx * (v_same if r2 == r else pair[r2, s])
+                    if r2 == r:
+                        for d in range(3):
+                            k_out[line, other, s, jx + d] += wx * v_same[d]
+                    else:
+                        for d in range(2):
+                            k_out[line, other, s, jx + d] += wx * pair[r2, s, d]
 
 
 # --- reels 4 and 5 ----------------------------------------------------------------------------
@@ -422,20 +470,25 @@ def _tau(paytable, s, view, line, other, code, mass, n_free):
 
 # --- a state's figures --------------------------------------------------------------------------
 
-_REELS_1_3_DONE: dict[tuple[int, bytes], tuple[float, float, np.ndarray | None]] = {}
+_REELS_1_3_DONE: dict[tuple[int, bytes, bool], tuple[np.ndarray, np.ndarray, Any]] = {}
 _REELS_4_5_DONE: dict[tuple[int, bytes, bytes], np.ndarray] = {}
 
 
-def _reels_1_to_3_once(code: int, dist: np.ndarray, with_swaps: bool) -> tuple[float, float, Any]:
-    """reels_1_to_3, kept for the process: it depends only on the status and the cell weights
-    (the Free Spins and Collector ones are the same in every state)."""
-    key = (code, dist.tobytes())
+def reels_1_to_3_at(
+    code: int, dist: np.ndarray, coins: bool, with_swaps: bool
+) -> tuple[float, float, Any]:
+    """reels_1_to_3 at q = dist[OTHER_CLASS]. The polynomials are kept for the process: they
+    depend only on the status and the cell weights, the same in every state (the coins'
+    activations only move q)."""
+    key = (code, dist[:OTHER_CLASS].tobytes(), coins)
     done = _REELS_1_3_DONE.get(key)
     if done is None or (with_swaps and done[2] is None):
-        none, some, k = reels_1_to_3(code, dist, with_swaps)
-        done = (float(none), float(some), k if with_swaps else None)
+        none, some, k = reels_1_to_3(code, dist, coins, with_swaps)
+        done = (none, some, k if with_swaps else None)
         _REELS_1_3_DONE[key] = done
-    return done
+    powers = float(dist[OTHER_CLASS]) ** np.arange(done[0].shape[0])
+    k_at = done[2] @ powers if with_swaps else None
+    return float(done[0] @ powers), float(done[1] @ powers), k_at
 
 
 def _reels_4_and_5_once(code: int, dist: np.ndarray, paytable: np.ndarray) -> np.ndarray:
@@ -449,20 +502,22 @@ def _reels_4_and_5_once(code: int, dist: np.ndarray, paytable: np.ndarray) -> np
 def whole_screens(
     screens: np.ndarray,
     dist: np.ndarray,
+    coins: bool,
     paytable: np.ndarray,
     clover_weights: np.ndarray,
     p_swap: float,
 ) -> tuple[float, float]:
     """Over skeletons of probability screens[reels 1-3 status, reels 4-5 status], free cells from
-    `dist` (its OTHER class sub-stochastic where coins must fail): (P(no line win, no swap),
-    E[Clover Moon Swap's pays] in units), a swap following with chance p_swap on a screen that
-    won nothing and has a candidate (0: no swap allowed)."""
+    `dist` (paying symbols, WILD and, if `coins`, OTHER: the weight of a coin that must fail to
+    activate, 0 where any coin would win): (P(no line win, no swap), E[Clover Moon Swap's pays]
+    in units), a swap following with chance p_swap on a screen that won nothing and has a
+    candidate (0: no swap allowed)."""
     mass = float(dist.sum())
     symbols = clover_weights / clover_weights.sum()
     zero = 0.0
     pays = 0.0
     for code13 in np.flatnonzero(screens.sum(axis=1)):
-        none, some, k = _reels_1_to_3_once(int(code13), dist, p_swap > 0.0)
+        none, some, k = reels_1_to_3_at(int(code13), dist, coins, p_swap > 0.0)
         row = screens[code13]
         for code45 in np.flatnonzero(row):
             weight = float(row[code45]) * mass ** free_cells(int(code45), 2)

@@ -77,7 +77,7 @@ def _exact(statuses: list[int], dist: np.ndarray, P: np.ndarray) -> tuple[float,
     paytable = np.array([d["paytable"][s] for s in PAYING], dtype=np.float64)
     code13 = statuses[0] + 9 * statuses[1] + 81 * statuses[2]
     code45 = statuses[3] + 9 * statuses[4]
-    none, some, k = X.reels_1_to_3(code13, dist, True)
+    none, some, k = X.reels_1_to_3_at(code13, dist, bool(dist[X.OTHER_CLASS] > 0), True)
     tau = X.reels_4_and_5(code45, dist, paytable)
     clover = np.array(P[P_CLOVER_W : P_CLOVER_W + N_PAYING], dtype=np.float64)
     clover /= clover.sum()
