@@ -138,7 +138,7 @@ def state_math(
     p3 = float(by_scatters[3, 0].sum())
     # Clover Moon Swap and the zero-pay probabilities of a spin, exactly (swap.py): a swap only
     # on a spin with no line win and no retrigger (0 or 1 scatter)
-    p_fs_swap = params[L.P_FS_CLOVER] / 1e6 if level >= CLOVER_LEVEL else 0.0
+    p_fs_swap = float(params[L.P_FS_CLOVER]) / 1e6 if level >= CLOVER_LEVEL else 0.0
     q0, fs_clover = whole_screens(
         fs_screens[:, :, 0] + fs_screens[:, :, 1],
         fs_cells,

@@ -525,4 +525,4 @@ def whole_screens(
             if p_swap > 0.0:
                 tau = _reels_4_and_5_once(int(code45), dist, paytable)
                 pays += float(row[code45]) * p_swap * float((k * tau * symbols).sum())
-    return zero, pays * LINE_BET_UNITS
+    return float(zero), float(pays) * LINE_BET_UNITS

@@ -216,3 +216,9 @@ def test_the_exact_hit_frequency_agrees_with_the_simulator(state: tuple[int, int
     c, s = computed(*state), simulated(*state)
     _near(c.hit_frequency, s["hit_frequency"], _frequency_sd(c.hit_frequency))
     _near(c.rtp_parts["free_spins"], s["free_spins_rtp"], c.sd)
+
+
+def test_the_figures_are_plain_floats_so_the_reports_serialise_their_checks() -> None:
+    figures = computed(5, 3, 4)
+    values = [figures.rtp, figures.hit_frequency, figures.sd, *figures.rtp_parts.values()]
+    assert all(type(v) is float for v in values)
