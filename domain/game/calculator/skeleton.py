@@ -17,12 +17,20 @@ from numba import njit
 
 from domain.game.board import PAYLINES
 from domain.game.calculator.features import hold_and_win_moments, wild_mask_chance
-from domain.game.calculator.swap import REEL_STATUSES, REELS_1_3, REELS_4_5, reel_status
+from domain.game.calculator.swap import (
+    CELL_FREE,
+    CELL_OTHER,
+    CELL_WILD,
+    REEL_STATUSES,
+    REELS_1_3,
+    REELS_4_5,
+    reel_status,
+)
 
 _LINES = np.array(PAYLINES, dtype=np.int64)
-_FREE = 0
-_WILD = 1
-_OTHER = 2
+_FREE = CELL_FREE
+_WILD = CELL_WILD
+_OTHER = CELL_OTHER
 _X3 = 6
 
 # accumulator slots of base_skeletons

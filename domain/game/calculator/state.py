@@ -1,5 +1,6 @@
-"""One state's figures, assembled from the exact enumerations, the Hold & Win chain, Wald's
-identity for Free Spins, and the screen sample for what needs whole screens."""
+"""One state's figures, assembled from the exact enumerations (skeletons, and whole screens for
+Clover Moon Swap and the zero win), the Hold & Win chain, Wald's identity for Free Spins, and the
+screen sample for the second moment alone."""
 
 from __future__ import annotations
 

@@ -40,17 +40,16 @@ import numpy as np
 from numba import njit
 
 from domain.game.board import PAYLINES
+from domain.game.calculator.lines import N_CLASSES, OTHER_CLASS, WILD_CLASS
 from domain.game.state_vector import LINE_BET_UNITS
-from domain.game.symbols import N_PAYING, WILD
+from domain.game.symbols import N_PAYING
 
 _LINES = np.array(PAYLINES, dtype=np.int64)
 N_LINES = len(PAYLINES)
-WILD_CLASS = WILD
-OTHER_CLASS = N_PAYING + 1
-N_CLASSES = N_PAYING + 2
-_FREE = 0  # cell statuses, as in skeleton.py
-_WILD = 1
-_OTHER = 2
+# a skeleton cell's status (skeleton.py uses the same)
+CELL_FREE = 0
+CELL_WILD = 1
+CELL_OTHER = 2
 REEL_STATUSES = 9  # 0 free, 1 wild, 1 + m: the rows in bit mask m hold a fixed OTHER cell
 REELS_1_3 = REEL_STATUSES**3
 REELS_4_5 = REEL_STATUSES**2
@@ -77,11 +76,11 @@ _SHARES = _sharing()
 @njit(cache=True)
 def reel_status(status, reel):
     """A reel's status (0 free, 1 wild, 1 + rows holding OTHER) from the cells' FREE/WILD/OTHER."""
-    if status[reel * 3] == _WILD:
+    if status[reel * 3] == CELL_WILD:
         return 1
     rows = 0
     for row in range(3):
-        if status[reel * 3 + row] == _OTHER:
+        if status[reel * 3 + row] == CELL_OTHER:
             rows |= 1 << row
     return 0 if rows == 0 else 1 + rows
 
@@ -89,10 +88,10 @@ def reel_status(status, reel):
 @njit(cache=True)
 def cell_status(reel_code, row):
     if reel_code == 1:
-        return _WILD
+        return CELL_WILD
     if reel_code > 1 and ((reel_code - 1) >> row) & 1:
-        return _OTHER
-    return _FREE
+        return CELL_OTHER
+    return CELL_FREE
 
 
 @njit(cache=True)
@@ -102,7 +101,7 @@ def free_cells(code, reels):
     for r in range(reels):
         reel_code = (code // REEL_STATUSES**r) % REEL_STATUSES
         for row in range(3):
-            if cell_status(reel_code, row) == _FREE:
+            if cell_status(reel_code, row) == CELL_FREE:
                 n += 1
     return n
 
@@ -130,11 +129,11 @@ def _cell_options(status, dist, coins, classes, weights, degrees):
     """A cell's classes and weights; a free cell's OTHER (a coin) has weight 1 and degree 1: its
     weight q is a variable, so figures come out as polynomials in q."""
     degrees[:] = 0
-    if status == _WILD:
+    if status == CELL_WILD:
         classes[0] = WILD_CLASS
         weights[0] = 1.0
         return 1
-    if status == _OTHER:
+    if status == CELL_OTHER:
         classes[0] = OTHER_CLASS
         weights[0] = 1.0
         return 1
@@ -417,9 +416,9 @@ def reels_4_and_5(code, dist, paytable):
             for row in range(3):
                 view[reel, row, :] = 0.0
                 status = cell_status(reel_code, row)
-                if status == _WILD:
+                if status == CELL_WILD:
                     view[reel, row, _SW] = 1.0
-                elif status == _OTHER:
+                elif status == CELL_OTHER:
                     view[reel, row, _NONE] = 1.0
                 else:
                     view[reel, row, _S] = dist[s]
@@ -435,8 +434,8 @@ def reels_4_and_5(code, dist, paytable):
 @njit(cache=True)
 def _free_among(reel_code, row, row2):
     """How many distinct FREE cells rows `row` and `row2` of a reel are."""
-    n = 1 if cell_status(reel_code, row) == _FREE else 0
-    if row2 != row and cell_status(reel_code, row2) == _FREE:
+    n = 1 if cell_status(reel_code, row) == CELL_FREE else 0
+    if row2 != row and cell_status(reel_code, row2) == CELL_FREE:
         n += 1
     return n
 

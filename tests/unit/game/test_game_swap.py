@@ -107,3 +107,15 @@ def test_the_exact_swap_and_zero_win_equal_a_brute_force_enumeration(
     exact = _exact(statuses, dist, P)
     assert some > 0 and pay > 0
     assert exact == pytest.approx((none, some, pay), rel=1e-12)
+
+
+def test_with_a_collector_on_the_screen_the_coins_weigh_nothing() -> None:
+    """The polynomial in the coin's weight, at 0, is the enumeration with no coin at all."""
+    dist = np.zeros(X.N_CLASSES)
+    dist[[0, 4, X.WILD_CLASS]] = (0.3, 0.5, 0.1)
+    with_coins = X.reels_1_to_3(0, dist, True, True)
+    without = X.reels_1_to_3(0, dist, False, True)
+    assert with_coins[0][0] == pytest.approx(without[0][0], rel=1e-12)
+    assert with_coins[1][0] == pytest.approx(without[1][0], rel=1e-12)
+    assert np.allclose(with_coins[2][..., 0], without[2][..., 0], rtol=1e-12, atol=0.0)
+    assert not without[2][..., 1:].any() and with_coins[2][..., 1:].any()
