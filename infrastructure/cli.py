@@ -191,7 +191,7 @@ def math_figures(
     fs_mult: FsMult = 1.0,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     screens: Annotated[
-        int, typer.Option(help="Screens sampled for the whole-screen moments.")
+        int, typer.Option(help="Screens sampled for the sd (the other figures are exact).")
     ] = 1_000_000,
 ) -> None:
     """Print the computed (not simulated) figures: RTP and its parts, hit frequency, feature

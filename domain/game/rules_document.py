@@ -57,10 +57,12 @@ DISCLOSURES_KERNEL_2 = [
     "Clover Moon Swap is only ever triggered on a screen where a swap can make a win (a line "
     "whose first 3 or more symbols are paying symbols or Wilds); its chance in the table is the "
     "chance on such a screen, and when triggered it always makes a win.",
-    "RTP, hit frequency, feature frequencies and the standard deviation of each state are "
-    "computed from the model (enumeration, a Markov chain for Hold & Win, Wald's identity for "
-    "Free Spins; whole-screen moments from a fixed sample of screens with every later step "
-    "averaged exactly, whose standard error is published), and cross-checked by simulation.",
+    "RTP, hit frequency and feature frequencies of each state are computed exactly from the "
+    "model (enumeration of every screen's skeleton and of the symbols that decide line wins and "
+    "Clover Moon Swap, a Markov chain for Hold & Win, Wald's identity for Free Spins); the "
+    "standard deviation uses in addition a fixed sample of screens with every later step "
+    "averaged exactly, and its standard error is published. All are cross-checked by "
+    "simulation.",
     "The odds of the maximum win are published per state: by importance sampling of the game's "
     "own engine (rounds drawn from more generous probabilities, each weighted by its exact "
     "likelihood ratio), with the 99% confidence interval, where that estimate is reliable and "

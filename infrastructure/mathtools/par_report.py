@@ -336,10 +336,11 @@ def markdown(math_figures: dict[str, Any], par: dict[str, Any]) -> str:
         f"Model `{par['model_version']}`, generated {par['generated']} by "
         f"`python -m infrastructure.mathtools.par_report --spins {n}` with the live engine.",
         "",
-        "Computed figures (`pumpkin math`, the calculator: skeletons enumerated exactly, Hold & "
-        "Win by a Markov chain, Free Spins by Wald's identity; whole-screen moments from "
-        f"{math_figures['screens']:,} fixed-seed screens with every later step averaged exactly, "
-        "so the RTP carries the small standard error shown) beside a simulation of "
+        "Computed figures (`pumpkin math`, the calculator: skeletons and the symbols that decide "
+        "line wins and Clover Moon Swap enumerated exactly, Hold & Win by a Markov chain, Free "
+        "Spins by Wald's identity, so RTP, hit frequency and feature frequencies are exact; the "
+        f"sd from {math_figures['screens']:,} fixed-seed screens with every later step averaged "
+        "exactly) beside a simulation of "
         f"{n:,} rounds per state. Master seed `{par['master_seed']}`, fixed before the run "
         '(SHA-256 of "pumpkin-par:" and the model name); each state\'s seed is SHA-256(master '
         "seed + state key). No state was re-simulated.",
@@ -354,7 +355,7 @@ def markdown(math_figures: dict[str, Any], par: dict[str, Any]) -> str:
         ]
     lines += [
         "",
-        "| state | computed RTP (+-se) | simulated RTP | 99% CI | hit computed / sim. | FS 1 in | "
+        "| state | computed RTP | simulated RTP | 99% CI | hit computed / sim. | FS 1 in | "
         "H&W 1 in | sd | VI | lines / NGC / clover / H&W / FS | checks |",
         "|---|---:|---:|---|---|---:|---:|---:|---:|---|---|",
     ]
@@ -372,7 +373,7 @@ def markdown(math_figures: dict[str, Any], par: dict[str, Any]) -> str:
             else "pass"
         )
         lines.append(
-            f"| {key} | {c['rtp']:.4%} (+-{c['rtp_standard_error']:.4%}) | {s['rtp']:.3%} "
+            f"| {key} | {_computed_rtp(c)} | {s['rtp']:.3%} "
             f"| {s['ci99_low']:.3%} .. {s['ci99_high']:.3%} "
             f"| {c['hit_frequency']:.2%} / {s['hit_frequency']:.2%} "
             f"| {c['free_spins_one_in']:,.1f} | {c['hold_and_win_one_in']:,.1f} "
@@ -388,6 +389,12 @@ def markdown(math_figures: dict[str, Any], par: dict[str, Any]) -> str:
         *max_win_section(par["model_version"], math_figures["states"], par["states"]),
     ]
     return "\n".join(lines)
+
+
+def _computed_rtp(figures: dict[str, Any]) -> str:
+    """The computed RTP, with its standard error where it has one (a sampled part)."""
+    error = figures["rtp_standard_error"]
+    return f"{figures['rtp']:.4%}" + (f" (+-{error:.4%})" if error else "")
 
 
 def _figure_name(check: str) -> str:

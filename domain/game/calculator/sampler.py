@@ -1,10 +1,10 @@
 # mypy: disable-error-code="no-untyped-def"
-"""Moments that need a whole screen, by a fixed-seed sample of screens with everything after the
-screen integrated exactly (Rao-Blackwell): for each screen drawn by the kernel's own landing
-code, the Pumpkins' activations, Hold & Win, Free Spins and every Clover Moon Swap the kernel
-could make are averaged exactly. What remains random is only the screen, so these figures carry
-a small, stated standard error: the Clover Moon Swap's part of the RTP, the hit frequency and
-the second moment of the round win (the standard deviation).
+"""The second moment of the round win (the standard deviation), by a fixed-seed sample of
+screens with everything after the screen integrated exactly (Rao-Blackwell): for each screen
+drawn by the kernel's own landing code, the Pumpkins' activations, Hold & Win, Free Spins and
+every Clover Moon Swap the kernel could make are averaged exactly. What remains random is only
+the screen, so the figure carries a small, stated standard error. (The first moments and the
+hit frequency are exact: skeleton.py, swap.py.)
 """
 
 from __future__ import annotations
@@ -35,22 +35,13 @@ from domain.game.symbols import BOOSTER, COIN, N_PAYING, NGC, SCATTER
 _X3 = 6
 
 # base sums (each also summed squared, at index + N_B, for its standard error)
-B_WIN = 0  # E[W | screen]
-B_SQUARE = 1  # E[W^2 | screen]
-B_ZERO = 2  # P(W = 0 | screen)
-B_CLOVER = 3  # E[Clover Moon Swap pays | screen]
-B_LINES = 4  # the screen's line pays (a check against the exact enumeration)
-N_B = 5
+B_SQUARE = 0  # E[W^2 | screen]
+B_LINES = 1  # the screen's line pays (their square: the normal game's line sd)
+N_B = 2
 
 # free-spin sums
-F_WIN = 0  # E[X | screen], X the spin's pays at multiplier 1
-F_SQUARE = 1
-F_CLOVER = 2
-F_WIN_CHILDREN = 3  # E[X * more spins]
-F_ZERO_0 = 4  # P(X = 0 and no more spins)
-F_ZERO_5 = 5
-F_ZERO_10 = 6
-N_F = 7
+F_SQUARE = 0  # E[X^2 | screen], X the spin's pays at multiplier 1
+N_F = 1
 
 
 @njit(cache=True)
@@ -100,20 +91,9 @@ def free_spin_sums(rng, P, level, n):
             wild_reels(rng, P, P[P_FS_WILD_REELS], cells, vals)
         lines = float(evaluate_lines(P, cells, tr, False, 0))
         scatters = count_cells(cells, SCATTER)
-        more = 10 if scatters == 3 else (5 if scatters == 2 else 0)
-        row[:] = 0.0
-        row[F_WIN] = lines
         row[F_SQUARE] = lines * lines
-        row[F_WIN_CHILDREN] = lines * more
-        if lines == 0.0:
-            zero = 1.0
-            if level >= 2 and more == 0:
-                can, m1, m2 = swap_moments(P, cells)
-                row[F_CLOVER] = p_clover * m1
-                row[F_WIN] += p_clover * m1
-                row[F_SQUARE] += p_clover * m2
-                zero = 1.0 - p_clover * can
-            row[F_ZERO_0 + (0 if more == 0 else (1 if more == 5 else 2))] = zero
+        if lines == 0.0 and level >= 2 and scatters < 2:
+            row[F_SQUARE] += p_clover * swap_moments(P, cells)[2]
         for k in range(N_F):
             sums[k] += row[k]
             sums[N_F + k] += row[k] * row[k]
@@ -164,27 +144,15 @@ def base_sums(rng, P, level, hw_h, fs_h, n, g):
         h2 = c2 * hw * hw / 4
         f1 = 0.0
         f2 = 0.0
-        f_zero = 1.0
         free_spins = count_cells(cells, SCATTER) == 3
         if free_spins:
             f1 = g.fs_mean * fs / 2
             f2 = g.fs_second * fs * fs / 4
-            f_zero = g.fs_zero
-        row[:] = 0.0
         row[B_LINES] = lines
-        row[B_WIN] = base + h1 + f1
         row[B_SQUARE] = base * base + 2.0 * base * (h1 + f1) + h2 + f2 + 2.0 * h1 * f1
-        if base > 0.0:
-            row[B_ZERO] = 0.0
-        else:
-            row[B_ZERO] = (1.0 - p_hw) * f_zero
-            if level >= 2 and not boosted and not free_spins:
-                can, m1, m2 = swap_moments(P, cells)
-                chance = (1.0 - p_hw) * g.p_clover
-                row[B_CLOVER] = chance * m1
-                row[B_WIN] += chance * m1
-                row[B_SQUARE] += chance * m2
-                row[B_ZERO] *= 1.0 - g.p_clover * can
+        if base == 0.0 and level >= 2 and not boosted and not free_spins:
+            # a swap: no activation (so no Hold & Win), no Free Spins; W is the swap's pay
+            row[B_SQUARE] += (1.0 - p_hw) * g.p_clover * swap_moments(P, cells)[2]
         for k in range(N_B):
             sums[k] += row[k]
             sums[N_B + k] += row[k] * row[k]

@@ -17,11 +17,20 @@ from numba import njit
 
 from domain.game.board import PAYLINES
 from domain.game.calculator.features import hold_and_win_moments, wild_mask_chance
+from domain.game.calculator.swap import (
+    CELL_FREE,
+    CELL_OTHER,
+    CELL_WILD,
+    REEL_STATUSES,
+    REELS_1_3,
+    REELS_4_5,
+    reel_status,
+)
 
 _LINES = np.array(PAYLINES, dtype=np.int64)
-_FREE = 0
-_WILD = 1
-_OTHER = 2
+_FREE = CELL_FREE
+_WILD = CELL_WILD
+_OTHER = CELL_OTHER
 _X3 = 6
 
 # accumulator slots of base_skeletons
@@ -37,6 +46,26 @@ S_WILD_REELS = 8
 S_COLLECTOR = 9  # P(a Normal Game Collector stays on the screen)
 N_S = 10
 
+# kinds of skeleton in base_skeletons' screens (plus SCREEN_KINDS when a Collector stays)
+SCREEN_PLAIN = 0  # Clover Moon Swap may follow
+SCREEN_BOOSTED = 1  # a Booster stays: no swap
+SCREEN_FREE_SPINS = 2  # 3 scatters stay: no swap, Free Spins follow
+SCREEN_KINDS = 3
+
+
+@njit(cache=True)
+def _reels_1_to_3(status):
+    return (
+        reel_status(status, 0)
+        + REEL_STATUSES * reel_status(status, 1)
+        + REEL_STATUSES**2 * reel_status(status, 2)
+    )
+
+
+@njit(cache=True)
+def _reels_4_and_5(status):
+    return reel_status(status, 3) + REEL_STATUSES * reel_status(status, 4)
+
 
 @njit(cache=True)
 def _line_codes(status, patterns, p):
@@ -51,7 +80,20 @@ def _line_codes(status, patterns, p):
 
 @njit(cache=True)
 def _screen(
-    status, scatter, ngc_cell, booster_cell, bonus, mask, p, level, hw_h, fs_h, g, out, patterns
+    status,
+    scatter,
+    ngc_cell,
+    booster_cell,
+    bonus,
+    mask,
+    p,
+    level,
+    hw_h,
+    fs_h,
+    g,
+    out,
+    patterns,
+    screens,
 ):
     """Accumulate one skeleton (before Wild Reels) under Wild Reels `mask`, probability p."""
     st = status.copy()
@@ -68,8 +110,12 @@ def _screen(
                 if st[i] == _FREE:
                     free_per_reel[reel] += 1
     _line_codes(st, patterns, p)
+    boosted = booster_cell >= 0 and not mask & (1 << (booster_cell // 3))
+    collector = ngc_cell >= 0 and not mask & (1 << (ngc_cell // 3))
+    kind = SCREEN_FREE_SPINS if scatters == 3 else (SCREEN_BOOSTED if boosted else SCREEN_PLAIN)
+    screens[_reels_1_to_3(st), _reels_4_and_5(st), kind + (SCREEN_KINDS if collector else 0)] += p
     hw, fs = hw_h, fs_h
-    if booster_cell >= 0 and not mask & (1 << (booster_cell // 3)):
+    if boosted:
         out[S_BOOSTER] += p
         if bonus == 0:
             hw = min(hw + 1, _X3)
@@ -78,7 +124,7 @@ def _screen(
     if mask:
         out[S_WILD_REELS] += p
     free = free_per_reel.sum()
-    if ngc_cell >= 0 and not mask & (1 << (ngc_cell // 3)):
+    if collector:
         out[S_COLLECTOR] += p
         out[S_COLLECTED] += p * free * g.coin_mean
     stats = np.empty((5, 6))
@@ -95,20 +141,38 @@ def _screen(
 
 
 @njit(cache=True)
-def _with_wild_reels(status, scatter, ngc, booster, bonus, p, level, hw, fs, g, out, patterns):
+def _with_wild_reels(
+    status, scatter, ngc, booster, bonus, p, level, hw, fs, g, out, patterns, screens
+):
     for mask in range(32 if level >= 1 else 1):
         q = wild_mask_chance(mask, g.p_wild, g.wild_counts) if level >= 1 else 1.0
         if q > 0.0:
             _screen(
-                status, scatter, ngc, booster, bonus, mask, p * q, level, hw, fs, g, out, patterns
+                status,
+                scatter,
+                ngc,
+                booster,
+                bonus,
+                mask,
+                p * q,
+                level,
+                hw,
+                fs,
+                g,
+                out,
+                patterns,
+                screens,
             )
 
 
 @njit(cache=True)
 def base_skeletons(level, hw_h, fs_h, g):
-    """Enumerate every normal-game skeleton; returns (accumulators, line patterns)."""
+    """Enumerate every normal-game skeleton; returns (accumulators, line patterns, screens):
+    screens[reels 1-3 status, reels 4-5 status, kind] is the probability of the skeletons of
+    that status and kind (see SCREEN_*), for the whole-screen figures (swap.py)."""
     out = np.zeros(N_S)
     patterns = np.zeros((10, 243))
+    screens = np.zeros((REELS_1_3, REELS_4_5, 2 * SCREEN_KINDS))
     status = np.zeros(15, dtype=np.int64)
     scatter = np.zeros(15, dtype=np.int64)
     booster_on = level >= 5 and (hw_h < _X3 or fs_h < _X3)
@@ -145,7 +209,19 @@ def base_skeletons(level, hw_h, fs_h, g):
                             sc[i] = 0  # the Collector covers a scatter under it
                     if not booster_on:
                         _with_wild_reels(
-                            st, sc, ngc_cell, -1, 0, p * q, level, hw_h, fs_h, g, out, patterns
+                            st,
+                            sc,
+                            ngc_cell,
+                            -1,
+                            0,
+                            p * q,
+                            level,
+                            hw_h,
+                            fs_h,
+                            g,
+                            out,
+                            patterns,
+                            screens,
                         )
                         continue
                     _with_wild_reels(
@@ -161,6 +237,7 @@ def base_skeletons(level, hw_h, fs_h, g):
                         g,
                         out,
                         patterns,
+                        screens,
                     )
                     free = 0
                     for i in range(15):
@@ -192,15 +269,17 @@ def base_skeletons(level, hw_h, fs_h, g):
                                 g,
                                 out,
                                 patterns,
+                                screens,
                             )
-    return out, patterns
+    return out, patterns, screens
 
 
 @njit(cache=True)
 def free_spin_skeletons(level, p_scatter, p_wild, wild_counts):
-    """A free spin's skeletons: (line patterns, P(2 scatters stay), P(3 stay),
-    per-pattern E[line pays x scatters] needs the joint: patterns_by_scatters[c, line, code])."""
+    """A free spin's skeletons by the scatters that stay (c): the line patterns
+    patterns[c, line, code], and screens[reels 1-3 status, reels 4-5 status, c] (swap.py)."""
     patterns = np.zeros((4, 10, 243))
+    screens = np.zeros((REELS_1_3, REELS_4_5, 4))
     status = np.zeros(15, dtype=np.int64)
     for s0 in range(-1, 3):
         for s2 in range(-1, 3):
@@ -227,4 +306,5 @@ def free_spin_skeletons(level, p_scatter, p_wild, wild_counts):
                             elif st[i] == _OTHER:
                                 scatters += 1
                     _line_codes(st, patterns[scatters], p * q)
-    return patterns
+                    screens[_reels_1_to_3(st), _reels_4_and_5(st), scatters] += p * q
+    return patterns, screens

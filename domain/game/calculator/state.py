@@ -1,5 +1,6 @@
-"""One state's figures, assembled from the exact enumerations, the Hold & Win chain, Wald's
-identity for Free Spins, and the screen sample for what needs whole screens."""
+"""One state's figures, assembled from the exact enumerations (skeletons, and whole screens for
+Clover Moon Swap and the zero win), the Hold & Win chain, Wald's identity for Free Spins, and the
+screen sample for the second moment alone."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from domain.game import state_vector as L
-from domain.game.board import MAX_WIN_X_STAKE
+from domain.game.board import CLOVER_LEVEL, MAX_WIN_X_STAKE
 from domain.game.calculator import sampler as S
 from domain.game.calculator.hold_and_win import coin_units, reel_start_stats, respins
-from domain.game.calculator.lines import cell_distribution, pattern_expectations
+from domain.game.calculator.lines import OTHER_CLASS, cell_distribution, pattern_expectations
 from domain.game.calculator.skeleton import (
     S_BOOSTER,
     S_COLLECTED,
@@ -24,9 +25,14 @@ from domain.game.calculator.skeleton import (
     S_HW,
     S_HW_MEAN,
     S_WILD_REELS,
+    SCREEN_BOOSTED,
+    SCREEN_FREE_SPINS,
+    SCREEN_KINDS,
+    SCREEN_PLAIN,
     base_skeletons,
     free_spin_skeletons,
 )
+from domain.game.calculator.swap import whole_screens
 from domain.game.max_win_odds import stated_odds
 from domain.game.model import MathModel, state_key
 from domain.game.rng import new_generator
@@ -119,26 +125,41 @@ def state_math(
     paytable = np.array([d["paytable"][s] for s in PAYING], dtype=np.float64)
     wr = np.array(d["wild_reels_count_weights"], dtype=np.float64)
     wild_counts = wr / wr.sum()
+    clover_weights = np.array(d["clover_symbol_weights"], dtype=np.float64)
     unit = float(UNITS_PER_STAKE)
 
     # Free Spins: one spin exactly by its skeletons, then Wald's identity over the retriggers.
-    by_scatters = free_spin_skeletons(
+    by_scatters, fs_screens = free_spin_skeletons(
         level, params[L.P_FS_SCATTER] / 1e6, params[L.P_FS_WILD_REELS] / 1e6, wild_counts
     )
-    fs_pays = pattern_expectations(paytable, cell_distribution(d["free_spin_weights"]))
+    fs_cells = cell_distribution(d["free_spin_weights"])
+    fs_pays = pattern_expectations(paytable, fs_cells)
     line_by_c = [float((by_scatters[c] * fs_pays).sum()) * LINE_BET_UNITS for c in range(4)]
     p2 = float(by_scatters[2, 0].sum())
     p3 = float(by_scatters[3, 0].sum())
+    # Clover Moon Swap and the zero-pay probabilities of a spin, exactly (swap.py): a swap only
+    # on a spin with no line win and no retrigger (0 or 1 scatter)
+    p_fs_swap = float(params[L.P_FS_CLOVER]) / 1e6 if level >= CLOVER_LEVEL else 0.0
+    q0, fs_clover = whole_screens(
+        fs_screens[:, :, 0] + fs_screens[:, :, 1],
+        fs_cells,
+        False,
+        paytable,
+        clover_weights,
+        p_fs_swap,
+    )
+    q5, q10 = (
+        whole_screens(fs_screens[:, :, c], fs_cells, False, paytable, clover_weights, 0.0)[0]
+        for c in (2, 3)
+    )
     fs_n = max(1, screens // 4)
     fs_sums = S.free_spin_sums(new_generator(_seed(key + ":free-spins")), params, level, fs_n)
-    fs_clover, fs_clover_se = _mean_and_error(fs_sums, S.F_CLOVER, S.N_F, fs_n)
     x1 = sum(line_by_c) + fs_clover
     x2 = float(fs_sums[S.F_SQUARE]) / fs_n
     xc = 5 * line_by_c[2] + 10 * line_by_c[3]
     children = 5 * p2 + 10 * p3
     t1 = x1 / (1 - children)
     t2 = (x2 + 2 * xc * t1 + (20 * p2 + 90 * p3) * t1 * t1) / (1 - children)
-    q0, q5, q10 = (float(fs_sums[i]) / fs_n for i in (S.F_ZERO_0, S.F_ZERO_5, S.F_ZERO_10))
     g_zero = 0.0
     for _ in range(200):
         g_zero = q0 + q5 * g_zero**5 + q10 * g_zero**10
@@ -166,9 +187,13 @@ def state_math(
     )
 
     # The normal game: every skeleton exactly; then the screen sample.
-    acc, patterns = base_skeletons(level, hw_halves, fs_halves, inputs)
-    base_pays = pattern_expectations(paytable, cell_distribution(d["base_weights"]))
+    acc, patterns, base_screens = base_skeletons(level, hw_halves, fs_halves, inputs)
+    base_cells = cell_distribution(d["base_weights"])
+    base_pays = pattern_expectations(paytable, base_cells)
     lines = float((patterns * base_pays).sum()) * LINE_BET_UNITS
+    zero, clover = _base_whole_screens(
+        base_screens, base_cells, activation, inputs, level, paytable, clover_weights
+    )
     sums = S.base_sums(
         new_generator(_seed(key + ":normal-game")),
         params,
@@ -178,9 +203,7 @@ def state_math(
         screens,
         inputs,
     )
-    clover, clover_se = _mean_and_error(sums, S.B_CLOVER, S.N_B, screens)
     square, square_se = _mean_and_error(sums, S.B_SQUARE, S.N_B, screens)
-    zero, zero_se = _mean_and_error(sums, S.B_ZERO, S.N_B, screens)
     lines_second = float(sums[S.N_B + S.B_LINES]) / screens / unit**2
 
     parts = {
@@ -191,18 +214,16 @@ def state_math(
         "free_spins": float(acc[S_FS_MEAN]) / unit,
     }
     rtp = sum(parts.values())
-    fs_share = parts["free_spins"] * (fs_clover_se / x1 if x1 else 0.0)
-    rtp_se = math.hypot(clover_se / unit, fs_share)
     second = square / unit**2
     sd = math.sqrt(max(0.0, second - rtp * rtp))
     sd_se = square_se / unit**2 / (2 * sd) if sd else 0.0
     return StateMath(
         key=key,
         rtp=rtp,
-        rtp_standard_error=rtp_se,
+        rtp_standard_error=0.0,
         rtp_parts=parts,
         hit_frequency=1.0 - zero,
-        hit_frequency_standard_error=zero_se,
+        hit_frequency_standard_error=0.0,
         free_spins_frequency=float(acc[S_FS]),
         hold_and_win_frequency=float(acc[S_HW]),
         feature_frequencies={
@@ -220,13 +241,50 @@ def state_math(
             "base_lines": "exact: every skeleton enumerated, lines in closed form",
             "normal_game_collector": "exact: expectation over skeletons",
             "hold_and_win": "exact: Markov chain over (collectors, respins left)",
-            "free_spins": "exact lines and retriggers (Wald's identity); its Clover Moon Swap part "
-            f"from {fs_n:,} sampled free-spin screens",
-            "clover_moon_swap": f"{screens:,} sampled screens, every swap averaged exactly",
-            "hit_frequency": f"{screens:,} sampled screens, all that follows averaged exactly",
-            "sd": f"{screens:,} sampled screens, all that follows averaged exactly",
+            "free_spins": "exact: one spin over its skeletons (lines, Clover Moon Swap, "
+            "zero pay), retriggers by Wald's identity",
+            "clover_moon_swap": "exact: reels 1-2 enumerated, reel 3 row by row, the choice of "
+            "line by quadrature, reels 4-5 per line",
+            "hit_frequency": "exact: P(no line win, no Collector coin, no activation, no swap) by "
+            "the same enumeration; Free Spins' zero pay by its branching recursion",
+            "sd": f"{screens:,} sampled screens ({fs_n:,} free-spin screens), all that follows "
+            "averaged exactly",
         },
     )
+
+
+def _base_whole_screens(
+    screens: np.ndarray,
+    cells: np.ndarray,
+    activation: float,
+    inputs: Inputs,
+    level: int,
+    paytable: np.ndarray,
+    clover_weights: np.ndarray,
+) -> tuple[float, float]:
+    """(P(round win = 0), E[Clover Moon Swap pays] in units) of the normal game, exactly.
+
+    A coin must fail to activate its Pumpkin (weight 1 - p_act each); with a Collector on the
+    screen any coin is a win (weight 0). A swap may follow only on a plain skeleton (no Booster,
+    no 3 scatters); with 3 scatters the round pays nothing only if Free Spins pay nothing."""
+    zero = 0.0
+    clover = 0.0
+    for collector in (False, True):
+        dist = cells.copy()
+        dist[OTHER_CLASS] *= 0.0 if collector else 1.0 - activation
+        for kind in (SCREEN_PLAIN, SCREEN_BOOSTED, SCREEN_FREE_SPINS):
+            swap = kind == SCREEN_PLAIN and level >= CLOVER_LEVEL
+            z, pays = whole_screens(
+                screens[:, :, kind + (SCREEN_KINDS if collector else 0)],
+                dist,
+                True,
+                paytable,
+                clover_weights,
+                inputs.p_clover if swap else 0.0,
+            )
+            zero += z * (inputs.fs_zero if kind == SCREEN_FREE_SPINS else 1.0)
+            clover += pays
+    return zero, clover
 
 
 def _cantelli(mean: float, sd: float) -> dict[str, Any]:

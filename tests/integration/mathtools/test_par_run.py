@@ -4,10 +4,16 @@ where it stopped, exactly as one uninterrupted run."""
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
-from domain.game.model import MathModel, model_for, state_key
+import pytest
+
+from domain.game.model import MathModel, current_model, model_for, state_key
+from domain.game.statistics import RunTotals
+from infrastructure.mathtools import par_report
 from infrastructure.mathtools.par_report import (
+    MODELS,
     default_master_seed,
     misses_allowed,
     simulate_states,
@@ -39,6 +45,28 @@ def test_a_run_stopped_and_resumed_plays_exactly_the_rounds_of_one_run(tmp_path:
         whole = simulate(spec, workers=1)
         assert resumed[key].rounds == 3_000
         assert resumed[key].acc == whole.acc and resumed[key].buckets == whole.buckets
+
+
+def test_the_published_report_is_regenerated_from_its_totals_without_playing_a_round(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New computed figures are published beside the same simulations: with no progress file,
+    the run goes on from the published report's totals, which are already complete."""
+    model = current_model()
+    published = json.loads((MODELS / f"{model.name}.par.json").read_text())
+
+    def no_rounds(*_: object) -> RunTotals:
+        raise AssertionError("a round was played")
+
+    monkeypatch.setattr(par_report, "_simulate", no_rounds)
+    totals = simulate_states(
+        model, default_master_seed(model), published["spins_per_state"], 1, tmp_path / "none.json"
+    )
+    assert set(totals) == set(published["states"])
+    for key, state in published["states"].items():
+        assert totals[key].acc == state["totals"]["acc"]
+        assert totals[key].summary()["rtp"] == state["rtp"]
+    assert not (tmp_path / "none.json").exists()
 
 
 def test_a_state_whose_probabilities_changed_starts_again_from_round_zero(tmp_path: Path) -> None:
