@@ -5,8 +5,9 @@
 Makes a fresh database on 127.0.0.1:5432 (user postgres) and drops it afterwards. Prints:
 - application spins/s with 1 thread (1 player) and 16 threads (16 players, one each), and
   with 2 processes x 8 threads (as 2 HTTP workers would);
-- the same-run baseline: raw psycopg inserting the same rows (the stored rows of real rounds,
-  same table shape) in one transaction per spin, with and without the recorder's table lock;
+- the same-run baseline: raw psycopg inserting the same rows (the stored rows of a real spin: its
+  round's events and its request key; same table shape) in one transaction per spin, with and
+  without the recorder's table lock;
 - the load time of a player with --events events behind it (snapshots) vs a fresh player,
   and the same player replayed without snapshots.
 """
@@ -34,6 +35,7 @@ from eventsourcing.application import Repository  # noqa: E402
 from domain.ledger.player import Player, player_aggregate_id  # noqa: E402
 from infrastructure.application import PumpkinApplication  # noqa: E402
 from infrastructure.store.persistence import temporary_postgres_database  # noqa: E402
+from infrastructure.store.request_keys import RequestKey, request_key_id  # noqa: E402
 
 ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 RAW_TABLE = "raw_events"
@@ -100,13 +102,16 @@ def bench_processes(url: str, processes: int, threads: int, seconds: float) -> f
 
 
 def sample_round_rows(app: PumpkinApplication) -> list[tuple[str, bytes]]:
-    """(topic, state) of the rows one recorded round wrote (one spin of player one0)."""
+    """(topic, state) of the rows one recorded spin wrote (the first of player one0): its
+    round's events, then its durable request key, written in the same transaction."""
     rows = app.recorder.select_events(player_aggregate_id("one0"), gt=3, limit=100)
     first_round = []
     for row in rows:
         first_round.append((row.topic, row.state))
         if row.topic.endswith("RoundSettled"):
             break
+    [key] = app.recorder.select_events(request_key_id("one0", "r1"), limit=1)
+    first_round.append((key.topic, key.state))
     return first_round
 
 
@@ -124,13 +129,16 @@ def bench_raw(conninfo: str, rows: list[tuple[str, bytes]], threads: int, second
         conn = conns[worker]
         base = versions[worker]
         versions[worker] += len(rows)
+        values = [
+            # a request key is a stream of its own (a new id, version 1), the rest the player's
+            (uuid4(), 1, topic, state) if topic == RequestKey.Issued.TOPIC
+            else (ids[worker], base + n, topic, state)
+            for n, (topic, state) in enumerate(rows, 1)
+        ]
         with conn.transaction(), conn.cursor() as cursor:
             if lock_table:
                 cursor.execute(lock)
-            cursor.executemany(
-                insert,
-                [(ids[worker], base + n, topic, state) for n, (topic, state) in enumerate(rows, 1)],
-            )
+            cursor.executemany(insert, values)
 
     try:
         return timed_threads(threads, seconds, write)

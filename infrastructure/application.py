@@ -27,7 +27,7 @@ import hashlib
 import logging
 import secrets
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from copy import deepcopy
 from datetime import UTC, datetime
@@ -693,14 +693,25 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         SNAPSHOT_EVERY mark. (The library's default rebuilds the aggregate from the store.)"""
         if self.snapshots is None:
             return []
-        counts = Counter(event.originator_id for event in processing_event.events)
-        return [
-            aggregate
-            for aggregate_id, aggregate in processing_event.aggregates.items()
-            if isinstance(aggregate, Player)
-            and aggregate.version // SNAPSHOT_EVERY
-            > (aggregate.version - counts[aggregate_id]) // SNAPSHOT_EVERY
-        ]
+        due = []
+        for aggregate_id, aggregate in processing_event.aggregates.items():
+            if not isinstance(aggregate, Player):
+                continue
+            # Its events in this save are consecutive, up to its version: the first one found
+            # says where this save started.
+            first = next(
+                (
+                    event.originator_version
+                    for event in processing_event.events
+                    if event.originator_id == aggregate_id
+                ),
+                None,
+            )
+            if first is not None and aggregate.version // SNAPSHOT_EVERY > (
+                first - 1
+            ) // SNAPSHOT_EVERY:
+                due.append(aggregate)
+        return due
 
     def _write_snapshots(self, players: list[Player]) -> None:
         """A snapshot only speeds loading: failing to write one must not fail a command."""
