@@ -33,6 +33,15 @@ class Progress:
     def free_spins_multiplier(self) -> float:
         return multiplier_of(self.free_spins_halves)
 
+    def recorded(self) -> dict[str, int | None]:
+        """The progress as StakePlaced and RoundSettled record it (multipliers in halves)."""
+        return {
+            "level": self.level,
+            "spins_to_next_level": self.spins_to_next_level,
+            "hold_and_win_halves": self.hold_and_win_halves,
+            "free_spins_halves": self.free_spins_halves,
+        }
+
     def shown(self) -> dict[str, int | float | None]:
         """The progress as the player state shows it (docs/CONTRACT.md: multipliers as numbers)."""
         return {

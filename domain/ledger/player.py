@@ -499,10 +499,7 @@ class Player(Aggregate):
             model_version=outcome.model_version,
             balance_before=self.balance,
             balance_after=self.balance - (0 if free_round else stake),
-            level=before.level,
-            spins_to_next_level=before.spins_to_next_level,
-            hold_and_win_halves=before.hold_and_win_halves,
-            free_spins_halves=before.free_spins_halves,
+            **before.recorded(),
             nonce=nonce,
             client_seed=client_seed,
             seed_commitment=commitment,
@@ -522,10 +519,7 @@ class Player(Aggregate):
             round_id=round_id,
             total_win=outcome.total_win,
             balance_after=self.balance + outcome.total_win,
-            level=after.level,
-            spins_to_next_level=after.spins_to_next_level,
-            hold_and_win_halves=after.hold_and_win_halves,
-            free_spins_halves=after.free_spins_halves,
+            **after.recorded(),
             max_win_hit=outcome.max_win_hit,
         )
         return outcome

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from domain.errors import RuleViolation, UnknownModelVersion
@@ -171,7 +171,7 @@ def _compare_settlement(
     expected: dict[str, Any] = {
         "total_win": outcome.total_win,
         "max_win_hit": outcome.max_win_hit,
-        **asdict(outcome.progress_after),  # as StakePlaced / RoundSettled record it
+        **outcome.progress_after.recorded(),
     }
     if isinstance(balance_before, int):
         expected["balance_after"] = balance_before - stake + outcome.total_win
