@@ -44,19 +44,24 @@ def math_command(
 
 
 def _text(result: dict[str, Any]) -> str:
-    lines = [f"model {result['model_version']} (computed figures)", ""]
+    lines = [
+        f"model {result['model_version']} (computed figures: exact but the sd, which is from "
+        "sampled screens with its standard error)",
+        "",
+    ]
     lines.append(
-        f"{'state':16} {'RTP':>9} {'+-se':>8} {'lines':>7} {'NGC':>6} {'clover':>7} {'H&W':>7} "
-        f"{'FS':>6} {'hit':>7} {'FS 1 in':>8} {'HW 1 in':>8} {'sd':>6} {'VI':>6}"
+        f"{'state':16} {'RTP':>10} {'lines':>7} {'NGC':>6} {'clover':>7} {'H&W':>7} "
+        f"{'FS':>6} {'hit':>7} {'FS 1 in':>8} {'HW 1 in':>8} {'sd':>6} {'+-se':>5} {'VI':>6}"
     )
     for s in result["states"]:
         p = s["rtp_parts"]
         lines.append(
-            f"{s['state']:16} {s['rtp']:9.4%} {s['rtp_standard_error']:8.4%} "
+            f"{s['state']:16} {s['rtp']:10.5%} "
             f"{p['base_lines']:7.2%} {p['normal_game_collector']:6.2%} "
             f"{p['clover_moon_swap']:7.2%} {p['hold_and_win']:7.2%} {p['free_spins']:6.2%} "
             f"{s['hit_frequency']:7.2%} {s['free_spins_one_in']:8.1f} "
-            f"{s['hold_and_win_one_in']:8.1f} {s['sd']:6.2f} {s['volatility_index']:6.2f}"
+            f"{s['hold_and_win_one_in']:8.1f} {s['sd']:6.2f} {s['sd_standard_error']:5.2f} "
+            f"{s['volatility_index']:6.2f}"
         )
     lines += ["", "max win (10,000 x stake):"]
     lines += [f"{s['state']:16} {s['max_win_odds']['statement']}" for s in result["states"]]

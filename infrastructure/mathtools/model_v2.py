@@ -9,6 +9,9 @@ the level and the multipliers, and so does every triggering probability
 steps (a ppm of the Pumpkin activation alone is about 2e-4), so `--trim` then moves one fine
 probability per state, its trim knob (the normal game's Clover Moon Swap from level 2, Wild Reels
 at level 1, the scatter at level 0), until the computed RTP is within 0.005% of 96.00%.
+(Version 2 was tuned when the calculator still sampled the Clover Moon Swap part; its RTP is
+exact since, and every state stayed within 0.005% of 96.00%. `--screens` now only sets the
+sample of the standard deviation, which the tuning does not use.)
 
     python -m infrastructure.mathtools.model_v2 [--screens 300000] [--only KEY,KEY]
     python -m infrastructure.mathtools.model_v2 --guess 1.015 --only KEY,KEY  # from v1's scales
@@ -82,7 +85,8 @@ def rtp_at(d: dict[str, Any], state: tuple[int, int, int], k: float, screens: in
 
 
 def tune(d: dict[str, Any], state: tuple[int, int, int], screens: int) -> tuple[float, float]:
-    """(k, dRTP/dk) for the state at 96.00% on `screens` sampled screens."""
+    """(k, dRTP/dk) for the state at 96.00% (the computed RTP; `screens` only sets the sd's
+    sample)."""
     k0, k1 = 0.8, 0.4
     r0, r1 = rtp_at(d, state, k0, screens), rtp_at(d, state, k1, screens)
     for _ in range(12):
