@@ -66,9 +66,11 @@ DISCLOSURES_KERNEL_2 = [
     "The odds of the maximum win are published per state: by importance sampling of the game's "
     "own engine (rounds drawn from more generous probabilities, each weighted by its exact "
     "likelihood ratio), with the 99% confidence interval, where that estimate is reliable and "
-    "not contradicted by the simulations; otherwise as a bound that holds for any distribution "
-    "(Cantelli's inequality from the computed mean and standard deviation), the true odds being "
-    "longer than the figure shown.",
+    "not contradicted by the simulations; otherwise as bounds that hold: the exact binomial "
+    "(Clopper-Pearson) 99% upper bound from the count of maximum wins in the certification "
+    "simulation of the live engine, and Cantelli's inequality from the computed mean and "
+    "standard deviation (which holds for any distribution), the true odds being longer than the "
+    "figure shown.",
 ]
 
 
