@@ -3,8 +3,9 @@ draws taken from domain.game.draws instead of domain.game.rng: the round logic e
 the live build is untouched (not one instruction added to live play).
 
 Only the line `from domain.game.rng import below, chance, weighted` differs. The swapped source
-is written beside the package's bytecode (__pycache__, never committed) and imported from there
-as its own module, so that numba caches its compiled functions apart from the live kernel's.
+is written beside the package's bytecode (__pycache__, never committed), or where the package is
+read-only (an installed image) into the user's cache directory, and imported from there as its
+own module, so that numba caches its compiled functions apart from the live kernel's.
 """
 
 from __future__ import annotations
@@ -28,12 +29,7 @@ def _build() -> Any:
     if source.count(_LIVE_IMPORT) != 1:
         raise RuntimeError("domain/game/kernel.py no longer imports its draws in one line")
     tilted = source.replace(_LIVE_IMPORT, _TILTED_IMPORT)
-    target = here / "__pycache__" / "tilted_kernel_source.py"
-    target.parent.mkdir(exist_ok=True)
-    if not target.exists() or target.read_text() != tilted:  # only when kernel.py changed
-        partial = target.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(tilted)
-        os.replace(partial, target)  # whole, even with other processes building at once
+    target = written(tilted, [here / "__pycache__", user_cache_dir()])
     spec = importlib.util.spec_from_file_location(MODULE_NAME, target)
     if spec is None or spec.loader is None:
         raise RuntimeError(f"cannot load {target}")
@@ -41,6 +37,31 @@ def _build() -> Any:
     sys.modules[MODULE_NAME] = module
     spec.loader.exec_module(module)
     return module
+
+
+def user_cache_dir() -> Path:
+    """Where the tilted source goes when the package's own __pycache__ cannot be written."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "pumpkin-rgs"
+
+
+def written(source: str, directories: list[Path]) -> Path:
+    """The source written (or found unchanged) as tilted_kernel_source.py in the first of
+    `directories` that can hold it."""
+    failures = []
+    for directory in directories:
+        target = directory / "tilted_kernel_source.py"
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            if not target.exists() or target.read_text() != source:  # only when kernel.py changed
+                partial = target.with_suffix(f".{os.getpid()}.tmp")
+                partial.write_text(source)
+                os.replace(partial, target)  # whole, even with other processes building at once
+        except OSError as error:  # read-only, or no such place: try the next
+            failures.append(f"{directory}: {error}")
+            continue
+        return target
+    raise RuntimeError("nowhere to write the tilted kernel: " + "; ".join(failures))
 
 
 play = _build().play
