@@ -693,25 +693,18 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         SNAPSHOT_EVERY mark. (The library's default rebuilds the aggregate from the store.)"""
         if self.snapshots is None:
             return []
-        due = []
-        for aggregate_id, aggregate in processing_event.aggregates.items():
-            if not isinstance(aggregate, Player):
-                continue
-            # Its events in this save are consecutive, up to its version: the first one found
-            # says where this save started.
-            first = next(
-                (
-                    event.originator_version
-                    for event in processing_event.events
-                    if event.originator_id == aggregate_id
-                ),
-                None,
-            )
-            if first is not None and aggregate.version // SNAPSHOT_EVERY > (
-                first - 1
-            ) // SNAPSHOT_EVERY:
-                due.append(aggregate)
-        return due
+        # A version that is a multiple of the interval lies in this save's versions exactly
+        # when the player crossed a mark (the library's own rule, on the events in hand).
+        marked = {
+            event.originator_id
+            for event in processing_event.events
+            if event.originator_version % SNAPSHOT_EVERY == 0
+        }
+        return [
+            aggregate
+            for aggregate_id, aggregate in processing_event.aggregates.items()
+            if aggregate_id in marked and isinstance(aggregate, Player)
+        ]
 
     def _write_snapshots(self, players: list[Player]) -> None:
         """A snapshot only speeds loading: failing to write one must not fail a command."""
