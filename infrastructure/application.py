@@ -42,7 +42,6 @@ import domain.ledger.wallet_account  # noqa: F401 - registers its stored topics 
 from domain.errors import (
     PlayerExists,
     PlayerNotFound,
-    ProtectionRefusal,
     RoundNotFound,
     RuleViolation,
     SessionClosed,
@@ -230,11 +229,8 @@ class PumpkinApplication(ProtectionCommands, FreeRoundCommands, Application[UUID
         for _ in self.attempts():
             player = self.load_player(player_id)
             now = self.clock()
-            try:
+            with self.refusals_recorded(player_id, "", None):
                 check_may_open(player, now)
-            except ProtectionRefusal as refusal:
-                self.record_refusal(player_id, refusal, "", None)
-                raise
             session_id = uuid4().hex
             token = secrets.token_urlsafe(32)
             hashed = token_hash(token)

@@ -8,7 +8,8 @@ the application's one close path.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -99,13 +100,23 @@ class ProtectionCommands:
         request_id: str | None = None,
     ) -> T:
         """`_command`, with a protection refusal recorded in the player's stream (and raised)."""
-        try:
+        with self.refusals_recorded(player_id, session_id, stake):
             return self._command(player_id, decide, request_id)
+
+    @contextmanager
+    def refusals_recorded(
+        self, player_id: str, session_id: str, stake: int | None
+    ) -> Iterator[None]:
+        """Around a decision on the player: a protection refusal it raises is recorded in the
+        player's stream (ProtectionRefused), then raised on. Every path that judges protection
+        (a spin on either wallet, opening a session) goes through here."""
+        try:
+            yield
         except ProtectionRefusal as refusal:
-            self.record_refusal(player_id, refusal, session_id, stake)
+            self._refused(player_id, refusal, session_id, stake)
             raise
 
-    def record_refusal(
+    def _refused(
         self, player_id: str, refusal: ProtectionRefusal, session_id: str, stake: int | None
     ) -> None:
         """Record a refusal in the player's stream (a session past its time limit is closed)."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import uuid4
 
-from domain.errors import InsufficientFunds, ProtectionRefusal, RuleViolation
+from domain.errors import InsufficientFunds, RuleViolation
 from domain.ledger.fairness import check_client_seed
 from domain.ledger.free_rounds import check_free_round
 from domain.ledger.player import Player, player_aggregate_id, round_event_payload, round_id_of
@@ -176,14 +176,11 @@ class SeamlessWalletService:
         refusal by player protection is recorded in the player's stream (ProtectionRefused), as
         the built-in wallet's spin records it, before it is answered; nothing is debited."""
         for _ in self.app.attempts():
-            try:
+            with self.app.refusals_recorded(player_id, session_id, stake):
                 decided = self._decide_debit(
                     self.app.load_player(player_id), self.accounts.get_or_open(player_id),
                     session_id, stake, request_id, attempt,
                 )
-            except ProtectionRefusal as refusal:
-                self.app.record_refusal(player_id, refusal, session_id, stake)
-                raise
             if isinstance(decided, int):
                 return self._replayed(player_id, decided)
             debit, pending = decided
@@ -294,18 +291,17 @@ class SeamlessWalletService:
     ) -> tuple[dict[str, Any], dict[str, Any]] | dict[str, Any]:
         """Play and record the round with its credit owed, in one transaction."""
         for _ in self.app.attempts():
-            try:
-                decided = self._decide_round(
-                    self.app.load_player(debit.player_id),
-                    self.accounts.get_or_open(debit.player_id),
-                    debit, session_id, request_id, attempt, balance,
-                )
-            except RuleViolation as refused:
-                if debit.transaction_id is not None:  # refused after its debit: undo it
-                    self._owe_rollback(debit, "the round was refused after its debit")
-                if isinstance(refused, ProtectionRefusal):
-                    self.app.record_refusal(debit.player_id, refused, session_id, debit.stake)
-                raise
+            with self.app.refusals_recorded(debit.player_id, session_id, debit.stake):
+                try:
+                    decided = self._decide_round(
+                        self.app.load_player(debit.player_id),
+                        self.accounts.get_or_open(debit.player_id),
+                        debit, session_id, request_id, attempt, balance,
+                    )
+                except RuleViolation:
+                    if debit.transaction_id is not None:  # refused after its debit: undo it
+                        self._owe_rollback(debit, "the round was refused after its debit")
+                    raise
             if isinstance(decided, int):  # recorded by another process meanwhile
                 if debit.transaction_id is not None:
                     self._owe_rollback(debit, "the spin was already recorded")
