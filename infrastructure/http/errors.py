@@ -46,6 +46,8 @@ STATUS_BY_CODE: dict[str, int] = {
     "unauthorized": 401,
     "forbidden": 403,
     "payload_too_large": 413,
+    "headers_too_large": 431,
+    "request_timeout": 408,
     "rate_limited": 429,
     "too_many_exports": 429,
     "external_wallet": 409,

@@ -5,7 +5,6 @@ limit, the latency histogram and one access log line. (Pure ASGI: BaseHTTPMiddle
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import os
 import re
@@ -15,6 +14,7 @@ from typing import Any
 import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from infrastructure.http.errors import error_response
 from infrastructure.http.metrics import Metrics
 from infrastructure.logging import get_logger
 
@@ -96,25 +96,17 @@ class RequestContext:
 
     async def _too_large(self, send: Send) -> None:
         self.metrics.errors.labels("payload_too_large").inc()
-        body = json.dumps(
-            {
-                "error": {
-                    "code": "payload_too_large",
-                    "message": f"a request body is at most {self.max_body_bytes} bytes",
-                }
-            }
-        ).encode()
+        answer = error_response(
+            "payload_too_large", f"a request body is at most {self.max_body_bytes} bytes"
+        )
         await send(
             {
                 "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
+                "status": answer.status_code,
+                "headers": answer.raw_headers,
             }
         )
-        await send({"type": "http.response.body", "body": body})
+        await send({"type": "http.response.body", "body": bytes(answer.body)})
 
     def _record(self, scope: Scope, status: int, seconds: float) -> None:
         route: Any = scope.get("route")

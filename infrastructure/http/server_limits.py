@@ -28,7 +28,6 @@ segment, and the reader is woken once, not twice. Everything else is uvicorn's u
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import (
@@ -37,6 +36,7 @@ from uvicorn.protocols.http.httptools_impl import (
     RequestResponseCycle,
 )
 
+from infrastructure.http.errors import error_response
 from infrastructure.settings import Settings
 
 _header_timeout_seconds = 10.0
@@ -77,7 +77,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             return
         self._header_bytes += len(data)
         if self._header_bytes > (self.config.h11_max_incomplete_event_size or _DEFAULT_LIMIT):
-            self._refuse(431, "headers_too_large", "the request line and headers are too large")
+            self._refuse("headers_too_large", "the request line and headers are too large")
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -107,21 +107,21 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def _headers_too_slow(self) -> None:
         self._header_deadline = None
         if self._awaiting_headers and not self.transport.is_closing():
-            self._refuse(408, "request_timeout", "the request headers were not received in time")
+            self._refuse("request_timeout", "the request headers were not received in time")
 
-    def _refuse(self, status: int, code: str, message: str) -> None:
-        """Answer before any route, in the API's error shape, and close the connection."""
+    def _refuse(self, code: str, message: str) -> None:
+        """Answer before any route, as the API's one error mapping answers `code`, and close the
+        connection."""
         self._cancel_header_deadline()
         self._awaiting_headers = False
-        body = json.dumps({"error": {"code": code, "message": message}}).encode()
+        answer = error_response(code, message)
         self.transport.write(
             b"".join(
                 [
-                    STATUS_LINE[status],
-                    b"content-type: application/json\r\n",
-                    b"content-length: " + str(len(body)).encode() + b"\r\n",
+                    STATUS_LINE[answer.status_code],
+                    *(name + b": " + value + b"\r\n" for name, value in answer.raw_headers),
                     b"connection: close\r\n\r\n",
-                    body,
+                    bytes(answer.body),
                 ]
             )
         )
