@@ -34,6 +34,7 @@ when the length reaches them).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -470,7 +471,6 @@ def _tau(paytable, s, view, line, other, code, mass, n_free):
 # --- a state's figures --------------------------------------------------------------------------
 
 _REELS_1_3_DONE: dict[tuple[int, bytes, bool], tuple[np.ndarray, np.ndarray, Any]] = {}
-_REELS_4_5_DONE: dict[tuple[int, bytes, bytes], np.ndarray] = {}
 
 
 def reels_1_to_3_at(
@@ -491,11 +491,18 @@ def reels_1_to_3_at(
 
 
 def _reels_4_and_5_once(code: int, dist: np.ndarray, paytable: np.ndarray) -> np.ndarray:
-    key = (code, dist.tobytes(), paytable.tobytes())
-    done = _REELS_4_5_DONE.get(key)
-    if done is None:
-        done = _REELS_4_5_DONE[key] = reels_4_and_5(code, dist, paytable)
-    return done
+    return _reels_4_and_5_kept(code, dist.tobytes(), paytable.tobytes(), paytable.shape)
+
+
+@functools.lru_cache(maxsize=2048)
+def _reels_4_and_5_kept(
+    code: int, dist: bytes, paytable: bytes, paytable_shape: tuple[int, ...]
+) -> np.ndarray:
+    """reels_4_and_5, kept for the states that share a cell table. Bounded: unlike reels 1-3,
+    it depends on the coin's weight, which differs in every state and every tuning step."""
+    table = np.frombuffer(paytable).reshape(paytable_shape).copy()
+    tau: np.ndarray = reels_4_and_5(code, np.frombuffer(dist).copy(), table)
+    return tau
 
 
 def whole_screens(
