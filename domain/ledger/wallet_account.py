@@ -24,8 +24,9 @@ from uuid import UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 
+from domain.ledger.chain_link import ChainLink
 from domain.ledger.hashchain import GENESIS
-from domain.ledger.player import NAMESPACE, ChainLink
+from domain.ledger.identifiers import NAMESPACE
 
 DEBIT_FIELDS = ("request_id", "session_id", "round_id", "amount", "recorded_at")
 OWED_FIELDS = (
