@@ -62,9 +62,13 @@ async def settle_one(
     transaction_id = str(item["transaction_id"])
     call = owed_call(item)
     outcome = await (wallet.credit(call) if isinstance(call, Credit) else wallet.rollback(call))
-    if outcome.succeeded and outcome.balance is not None:
-        balance = outcome.balance
+    if outcome.succeeded:
         player_id = str(item["player_id"])
+        if outcome.balance is None:  # done, but no balance given: the one known stands
+            await asyncio.to_thread(_change, accounts, player_id,
+                                    lambda a: a.acknowledge(transaction_id, None))
+            return True
+        balance = outcome.balance
         if defer_ack is not None:
             defer_ack(player_id, transaction_id, balance)
             return True

@@ -18,9 +18,10 @@ debit is still open, and owes the credit) -> `answer` (the seamless wallet sends
 says whether it was settled); `undo_stake` when no round was recorded after the stake was taken.
 
 `WalletProtocol` is one operator wallet API, e.g. the Pumpkin protocol of CONTRACT.md
-(pumpkin_protocol.py) or Hub88's supplier API. An adapter implements four calls and judges each
-answer by the contract's rules into a CallOutcome; the seamless wallet does everything else
-(recording before sending, transaction ids, rollbacks, retries, the outbox, settlement):
+(client_wallet.py, over the signed HTTP client) or Hub88's supplier API. An adapter implements
+four calls and judges each answer by the contract's rules into a CallOutcome; the seamless
+wallet does everything else (recording before sending, transaction ids, rollbacks, retries, the
+outbox, settlement):
 
 - `debit(Debit)` -> SUCCESS with the balance after it (the round is played); INSUFFICIENT (the
   spin answers 409 insufficient_funds, no round); REFUSED (409 wallet_refused, no round);
@@ -31,9 +32,11 @@ answer by the contract's rules into a CallOutcome; the seamless wallet does ever
   recorded as its last error, and it is sent again later with the same transaction id.
 - `balance(player_id)` -> SUCCESS with the balance; anything else is UNKNOWN.
 
-A SUCCESS always carries an integer balance in 0..2^53-1 (minor units of the service's
-currency, which the adapter is configured with and converts to its wire's units); `status` is
-the wire's status (e.g. the HTTP status) and `detail` a short reason, both for the record only.
+A SUCCESS of a debit or a balance call carries an integer balance in 0..2^53-1 (minor units of
+the service's currency, which the adapter is configured with and converts to its wire's units);
+a credit's or rollback's carries it when the wallet gave one (None: the last one known stands).
+`status` is the wire's status (e.g. the HTTP status) and `detail` a short reason, both for the
+record only.
 The wallet answers a repeated transaction id as the first time; the service relies on it.
 """
 

@@ -8,9 +8,9 @@ from infrastructure.settings import Settings
 from infrastructure.store.command_runner import CommandRunner
 from infrastructure.wallet.builtin import BuiltInWallet
 from infrastructure.wallet.client import WalletClient
+from infrastructure.wallet.client_wallet import ClientWallet
 from infrastructure.wallet.outbox import Outbox
 from infrastructure.wallet.port import Wallet
-from infrastructure.wallet.pumpkin_protocol import PumpkinWalletProtocol
 from infrastructure.wallet.seamless import SeamlessWallet
 
 # An open debit older than this (seconds, past the client's timeout) was abandoned by its sender.
@@ -24,7 +24,7 @@ def wallet_for(settings: Settings, runner: CommandRunner, rules: RulesInForce) -
         settings.wallet_url, settings.wallet_secret.get_secret_value(),
         settings.wallet_timeout_seconds,
     )
-    protocol = PumpkinWalletProtocol(client, settings.currency)
+    protocol = ClientWallet(client, settings.currency)
     outbox = Outbox(
         runner.store, runner.accounts, protocol, rules.now,
         stale_after=settings.wallet_timeout_seconds + STALE_MARGIN,

@@ -1,6 +1,8 @@
-"""The Pumpkin wallet protocol of CONTRACT.md ("The operator's seamless wallet") as a
-WalletProtocol (infrastructure/wallet/port.py): each call's body, sent by the signed HTTP client
-(client.py), and its answer judged by the contract's rules."""
+"""The operator's wallet over the HTTP client (client.py) as a WalletProtocol
+(infrastructure/wallet/port.py): each call's body as CONTRACT.md lists it ("The operator's
+seamless wallet"), sent by the signed client, and its answer judged into an outcome by the
+contract's rules. A wire protocol the client speaks (the Pumpkin one, Hub88's) needs no other
+adapter: the client writes the call and reads the answer, this judges what it means."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from infrastructure.wallet.port import (
 )
 
 
-class PumpkinWalletProtocol:
+class ClientWallet:
     def __init__(self, client: WalletClient, currency: str) -> None:
         self.client = client
         self.currency = currency
