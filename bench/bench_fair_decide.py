@@ -15,11 +15,25 @@ import sys
 import tempfile
 import time
 from copy import deepcopy
+from typing import Any
 
 sys.path.insert(0, sys.argv[1])
 
 import infrastructure.application as m  # noqa: E402
 from infrastructure.application import PumpkinApplication  # noqa: E402
+
+
+def _spin_handler(app: Any) -> Any:
+    """This tree's decision of a spin on a given copy of the player."""
+    from infrastructure.rounds.spins import SpinAttempt
+    from infrastructure.store.command_runner import Work
+    from infrastructure.wallet.port import SpinOrder
+
+    def decide(player: Any, sid: str, stake: int, request_id: str, _: Any = None) -> Any:
+        order = SpinOrder(sid, stake, request_id)
+        return app.spins.decide(Work.on(app.runner, player), order, SpinAttempt(""))
+
+    return decide
 
 
 def main() -> None:
@@ -33,15 +47,17 @@ def main() -> None:
             app.spin(sid, 20, f"w{n}")
         # this tree's public names, or an older checkout's private ones
         load = getattr(app, "load_player", None) or app._player  # type: ignore[attr-defined]
-        decide = getattr(app, "decide_spin", None) or app._play  # type: ignore[attr-defined]
+        decide = getattr(app, "decide_spin", None) or getattr(app, "_play", None)
+        if hasattr(app, "spins"):  # the spin handler (infrastructure/rounds/spins.py)
+            decide = _spin_handler(app)
         cached = load("p")
-        fair = hasattr(m, "SpinAttempt")
+        fair = hasattr(m, "SpinAttempt") or hasattr(app, "spins")
         n = 0
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
             player = deepcopy(cached)
             if fair:
-                decide(player, sid, 20, f"r{n}", m.SpinAttempt(""))
+                decide(player, sid, 20, f"r{n}", getattr(m, "SpinAttempt", str)(""))
             else:
                 decide(player, sid, 20, f"r{n}")
             for event in player.collect_events():

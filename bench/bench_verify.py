@@ -27,12 +27,28 @@ from domain.game.engine import play_round
 from domain.game.progress import NEW_PLAYER
 from domain.ledger.hashchain import event_digest, event_state
 from domain.ledger.player import Player, player_aggregate_id
-from infrastructure.application import PumpkinApplication, SpinAttempt
+from infrastructure.application import PumpkinApplication
 from infrastructure.audit.verification import verify_store
 from infrastructure.store.event_rows import EventRows
 
 ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 SAVE_EVERY = 50
+
+
+def _decide_spin(app: Any) -> Any:
+    """A spin decided on a given copy of the player: this tree's spin handler, or an older
+    checkout's application method."""
+    if not hasattr(app, "spins"):
+        from infrastructure.application import SpinAttempt  # type: ignore[attr-defined]
+
+        return lambda player, sid, stake, rid: app.decide_spin(
+            player, sid, stake, rid, SpinAttempt(""))
+    from infrastructure.rounds.spins import SpinAttempt as Attempt
+    from infrastructure.store.command_runner import Work
+    from infrastructure.wallet.port import SpinOrder
+
+    return lambda player, sid, stake, rid: app.spins.decide(
+        Work.on(app.runner, player), SpinOrder(sid, stake, rid), Attempt(""))
 
 
 def build(url: str, players: int, rounds: int) -> int:
@@ -44,10 +60,12 @@ def build(url: str, players: int, rounds: int) -> int:
             app.deposit(player_id, 10**11, "d")
             session_id, _ = app.open_session(player_id)
             player: Player = app.repository.get(player_aggregate_id(player_id))
+            decide = _decide_spin(app)
+            save = app.store.save if hasattr(app, "store") else app.save
             for n in range(rounds):  # decided as the service decides (a committed seed each)
-                app.decide_spin(player, session_id, 100, f"s{n}", SpinAttempt(""))
+                decide(player, session_id, 100, f"s{n}")
                 if (n + 1) % SAVE_EVERY == 0 or n + 1 == rounds:
-                    app.save(player)
+                    save(player)
         return EventRows(app).max_notification_id()
     finally:
         app.close()

@@ -98,11 +98,15 @@ class RoundTooSoon(ProtectionRefusal):
 
 
 class SessionRefusal(ProtectionRefusal):
-    """A refusal that concerns one session (named in the answer)."""
+    """A refusal that concerns one session (named in the answer); `details`: more of the
+    answer, given by the rule that refused (e.g. the session of a due reality check)."""
 
-    def __init__(self, session_id: str, message: str) -> None:
+    def __init__(
+        self, session_id: str, message: str, details: dict[str, object] | None = None
+    ) -> None:
         super().__init__(message)
         self.session_id = session_id
+        self.details = details
 
 
 class SessionTimeLimit(SessionRefusal):

@@ -14,7 +14,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 
@@ -34,7 +35,13 @@ from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.shared_buckets import SHARED_LIMITS_ENV, SharedBuckets
 from infrastructure.logging import REVEAL, configure_logging, get_logger
 from infrastructure.pages.keys import PageKeys
+from infrastructure.ports import Service
+from infrastructure.rounds.round_reads import SettledRounds
 from infrastructure.settings import Settings
+
+if TYPE_CHECKING:
+    from infrastructure.application import PumpkinApplication
+    from projections.queries import RecallReader
 
 log = get_logger("pumpkin.bootstrap")
 
@@ -44,7 +51,7 @@ class Runtime:
     """Everything `serve` runs, and how to stop it in reverse order."""
 
     settings: Settings
-    application: Any
+    application: Service
     http_app: FastAPI
     closers: list[Callable[[], object]] = field(default_factory=list)
 
@@ -57,30 +64,33 @@ class Runtime:
                 log.exception("close_failed", closer=getattr(close, "__qualname__", "?"))
 
 
-def build_application(settings: Settings) -> Any:
-    """The event-sourced application (GameService) on PUMPKIN_DATABASE_URL, with the seed key
-    (PUMPKIN_SEED_KEY, or the key file: created at first start, read after), behind the
-    operator's seamless wallet when PUMPKIN_WALLET_URL is set (infrastructure/wallet/)."""
-    from pathlib import Path
-
+def build_application(settings: Settings) -> PumpkinApplication:
+    """The game service on PUMPKIN_DATABASE_URL, with the seed key (PUMPKIN_SEED_KEY, or the
+    key file: created at first start, read after) that seals open sessions' seeds and the
+    service's snapshots, and the wallet the settings ask for (infrastructure/wallet/)."""
     from infrastructure.application import PumpkinApplication
     from infrastructure.sessions.seed_vault import SeedVault, default_key_file, load_seed_key
-    from infrastructure.wallet.wiring import with_wallet
+    from infrastructure.store.snapshot_seal import SnapshotSeal
+    from infrastructure.wallet.wiring import wallet_for
 
     configured = settings.seed_key.get_secret_value()
     if not configured and not settings.seed_key_file and settings.database_url.endswith(
         ":memory:"
-    ):  # a store that dies with the process: so may its key
-        vault = SeedVault.for_this_process()
+    ):  # a store that dies with the process: so may its keys
+        vault, seal = SeedVault.for_this_process(), SnapshotSeal.for_this_process()
     else:
         key_file = Path(settings.seed_key_file or default_key_file(settings.database_url))
-        vault = SeedVault(load_seed_key(configured, key_file))
-    application = PumpkinApplication.from_url(settings.database_url, seed_vault=vault)
+        key = load_seed_key(configured, key_file)
+        vault, seal = SeedVault(key), SnapshotSeal.from_seed_key(key)
+    application = PumpkinApplication.from_url(
+        settings.database_url, seed_vault=vault, seal=seal,
+        wallet=lambda runner, rules: wallet_for(settings, runner, rules),
+    )
     application.profile = profile_named(settings.jurisdiction)
-    return with_wallet(settings, application)
+    return application
 
 
-def build_projection_rounds(settings: Settings) -> Any:
+def build_projection_rounds(settings: Settings) -> RecallReader:
     """The read models' reader (projections.queries.RecallReader)."""
     from projections.queries import RecallReader
 
@@ -89,20 +99,17 @@ def build_projection_rounds(settings: Settings) -> Any:
 
 def build_http_app(
     settings: Settings,
-    application: Any,
+    application: Service,
     projection_rounds: RoundSource | None = None,
     on_shutdown: Callable[[], object] | None = None,
     audit: AuditReads | None = None,
 ) -> FastAPI:
     metrics = Metrics()
-    if hasattr(application, "on_conflict_retry"):  # a test double may not report retries
-        application.on_conflict_retry = metrics.store_retries.inc
-    rounds: Any = ReadYourWritesRounds(projection_rounds, WriteSideRounds(application))
-    if hasattr(application, "bind_metrics"):  # the seamless wallet (infrastructure/wallet/)
-        from infrastructure.wallet.seamless import SettledRounds
-
-        application.bind_metrics(metrics.registry)
-        rounds = SettledRounds(rounds, application)
+    application.on_conflict_retry = metrics.store_retries.inc
+    application.bind_metrics(metrics.registry)
+    rounds = SettledRounds(
+        ReadYourWritesRounds(projection_rounds, WriteSideRounds(application)), application
+    )
     deps = HttpDeps(
         service=application,
         rounds=rounds,
@@ -120,8 +127,8 @@ def build_http_app(
         limiter=_shared_limiter(settings),
         unknown_token_cache_seconds=settings.unknown_token_cache_seconds,
         pages_keys=PageKeys(settings.pages_key.get_secret_value(), settings.pages_key_file),
-        wallet_owed=getattr(application, "wallet_owed", None),
-        background=getattr(application, "background", ()),
+        wallet_owed=application.wallet_owed,
+        background=application.background,
     )
     return create_app(deps, on_shutdown)
 
@@ -191,8 +198,7 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
         if stop is not None:
             runtime.closers.append(stop)
     reader = build_projection_rounds(settings)
-    if reader is not None:
-        runtime.closers.append(reader.close)
+    runtime.closers.append(reader.close)
     runtime.http_app = build_http_app(
         settings, application, reader, on_shutdown=runtime.close, audit=reader
     )
@@ -200,21 +206,23 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
     return runtime
 
 
-def start_sweeper(settings: Settings, application: Any) -> Callable[[], object]:
+def start_sweeper(settings: Settings, application: PumpkinApplication) -> Callable[[], object]:
     """The background closes of idle sessions and the periodic signed checkpoint; returns how
     to stop them."""
     from infrastructure.audit.checkpoint_commands import signing_key_file
     from infrastructure.audit.checkpoints import load_signing_key, record_checkpoint
     from infrastructure.sessions.session_sweeper import Sweeper
 
+    store = application.store
+
     def checkpoint() -> None:
         key = load_signing_key(signing_key_file(settings))
         assert key is not None
-        document = record_checkpoint(application, key)
+        document = record_checkpoint(store, key)
         log.info("checkpoint_recorded", streams=document["streams"],
                  merkle_root=document["merkle_root"])
 
-    sweeper = Sweeper(application, settings.session_idle_seconds, checkpoint,
+    sweeper = Sweeper(application, store, settings.session_idle_seconds, checkpoint,
                       settings.checkpoint_seconds).start()
     return sweeper.stop
 

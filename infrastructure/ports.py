@@ -1,11 +1,15 @@
-"""What the HTTP API and the CLI ask of the application. The composition root supplies it."""
+"""What the HTTP API, the pages and the command line ask of the write side (GameService), and
+what the composition root runs (Service). infrastructure/application.py implements both; the
+composition root (infrastructure/bootstrap.py) types it by them, so mypy checks the fit."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
+
+from prometheus_client import CollectorRegistry
 
 
 @dataclass(frozen=True)
@@ -35,20 +39,18 @@ class GameService(Protocol):
         """The session a player token belongs to (None if no session has that token)."""
         ...
 
-    def spin(
-        self, session_id: str, stake: int | None, request_id: str, client_seed: str = "",
-        free_round: str | None = None,
-    ) -> dict[str, Any]:
-        """The whole round, settled, as docs/CONTRACT.md's round (domain.ledger.recall.round_view),
-        with the session's running figures ("session"). free_round: a campaign's free round
-        (stake None: the campaign's)."""
+    def known_session_for_token(self, token: str) -> SessionRef | None:
+        """The same from what this process already holds, without reading the store (None:
+        ask session_for_token). For a spin only: its `open` may be behind another process."""
         ...
 
     async def spin_async(
         self, session_id: str, stake: int | None, request_id: str, client_seed: str = "",
         free_round: str | None = None,
     ) -> dict[str, Any]:
-        """`spin` for an event loop: the same round, without blocking the loop."""
+        """The whole round, settled, as docs/CONTRACT.md's round (domain.ledger.recall.round_view),
+        with the session's running figures ("session"). free_round: a campaign's free round
+        (stake None: the campaign's)."""
         ...
 
     def grant_free_rounds(
@@ -60,10 +62,9 @@ class GameService(Protocol):
 
     def cancel_free_rounds(self, player_id: str, campaign_id: str) -> dict[str, Any]: ...
 
-    def close_session(
-        self, session_id: str, reason: str = "", only_if: Any = None
-    ) -> dict[str, Any]:
-        """The session object, closed and its seed revealed; closing twice answers the same."""
+    def close_session(self, session_id: str, closed_by: str = "") -> dict[str, Any]:
+        """The session object, closed and its seed revealed; closing twice answers the same.
+        closed_by: who closes it (player, operator)."""
         ...
 
     def session(self, session_id: str) -> dict[str, Any]:
@@ -71,6 +72,14 @@ class GameService(Protocol):
         ...
 
     def player_state(self, player_id: str) -> dict[str, Any]: ...
+
+    def round(self, round_id: str) -> dict[str, Any]:
+        """A round read back from the write side, exactly as its spin answered it."""
+        ...
+
+    def round_ids(self, player_id: str) -> list[str]:
+        """The player's round ids, newest first."""
+        ...
 
     # -- player protection (CONTRACT.md "Player protection") ----------------------------------
 
@@ -89,3 +98,31 @@ class GameService(Protocol):
     def reality_check(self, session_id: str, proceed: bool) -> dict[str, Any]:
         """The session after the player's answer (False closes it)."""
         ...
+
+
+class Service(GameService, Protocol):
+    """The game service as the composition root wires and runs it."""
+
+    on_conflict_retry: Callable[[], object]  # called once per retry after a lost write race
+
+    def settlement(self, player_id: str, round_id: str) -> dict[str, Any]:
+        """What a round read back adds: its settlement with the operator's wallet ({} with
+        the built-in wallet)."""
+        ...
+
+    @property
+    def wallet_owed(self) -> Callable[[], list[dict[str, Any]]] | None:
+        """What lists the credits and rollbacks owed to the operator's wallet (None: the
+        built-in wallet owes none)."""
+        ...
+
+    def close_if_idle(self, session_id: str, idle_seconds: float) -> bool: ...
+
+    @property
+    def background(self) -> tuple[Callable[[], Coroutine[Any, Any, None]], ...]:
+        """Tasks `serve` runs in its event loop (the wallet's outbox, free rounds' expiry)."""
+        ...
+
+    def bind_metrics(self, registry: CollectorRegistry) -> None: ...
+
+    def close(self) -> None: ...

@@ -14,7 +14,7 @@ import signal
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import psycopg
 from eventsourcing.persistence import Notification, PersistenceError, Tracking
@@ -28,14 +28,17 @@ from projections.projection import ReadModelProjection
 from projections.tables import view_recorder
 from projections.views import all_views
 
+if TYPE_CHECKING:
+    from infrastructure.store.event_store import PumpkinStore
+
 log = get_logger("pumpkin.projections")
 
 RETRY_AFTER_SECONDS = 1.0
 
 
-def open_event_store(url: str) -> Any:
-    """The application, for its recorder (the feed), mapper (decoding) and name (tracking)."""
-    from infrastructure.application import PumpkinApplication
+def open_event_store(url: str) -> PumpkinStore:
+    """The event store, for its recorder (the feed), mapper (decoding) and name (tracking)."""
+    from infrastructure.store.event_store import PumpkinStore
     from infrastructure.store.persistence import ensure_database, event_store_env
 
     ensure_database(url)
@@ -43,7 +46,7 @@ def open_event_store(url: str) -> Any:
     if is_postgres(url):
         # A follower needs two connections (LISTEN, and reading), not a writer's pool.
         env.update(POSTGRES_POOL_SIZE="1", POSTGRES_MAX_OVERFLOW="3")
-    return PumpkinApplication(env=env)
+    return PumpkinStore(env=env)
 
 
 class ProjectionsRunner:

@@ -35,6 +35,23 @@ def settings_for(database_url: str = "sqlite:///:memory:", rate_limit: int = 0) 
     )
 
 
+class ServiceDouble:
+    """What the composition root wires of a service (infrastructure/ports.py Service), for a test
+    double that answers a few requests itself: nothing owed, nothing in the background."""
+
+    def __init__(self) -> None:
+        self.on_conflict_retry: Any = None
+
+    def settlement(self, player_id: str, round_id: str) -> dict[str, Any]:
+        return {}
+
+    wallet_owed = None
+    background = ()
+
+    def bind_metrics(self, registry: Any) -> None:
+        return None
+
+
 def client_for(service: Any, rate_limit: int = 0) -> TestClient:
     """The HTTP app as the composition root wires it, around `service`."""
     app = build_http_app(settings_for(rate_limit=rate_limit), service)

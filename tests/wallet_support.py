@@ -46,7 +46,7 @@ def wallet_service(
     settings.wallet_timeout_seconds = timeout
     runtime = build_runtime(settings, with_projections=projections)
     clock = MovableClock()
-    runtime.application.app.clock = clock
+    runtime.application.clock = clock
     try:
         client = TestClient(runtime.http_app, raise_server_exceptions=False)
         yield client, runtime.application, clock
@@ -57,7 +57,7 @@ def wallet_service(
 def settle(service: Any, clock: MovableClock) -> int:
     """One pass of the outbox, past every backoff: the number of items acknowledged."""
     clock.advance(60)
-    acknowledged: int = asyncio.run(service.outbox.pass_once())
+    acknowledged: int = asyncio.run(service.wallet.outbox.pass_once())
     return acknowledged
 
 

@@ -1,11 +1,15 @@
-"""Free rounds (operator promotions): the rules of a grant and of a campaign being live.
+"""Free rounds (operator promotions): the campaigns a Player holds, and the rules of a grant and
+of a campaign being live. Times are passed in (domain/ reads no clock).
 
-A campaign is held on the Player as [rounds_left, stake, expires_at (ISO 8601 or None),
-ended ("" live, "cancelled", "expired")]. Times are passed in (domain/ reads no clock).
+Stored layout (a snapshot holds it through the store's transcoding; this module alone reads
+it): [rounds_left, stake, expires_at (ISO 8601 or None), ended ("" live, "cancelled",
+"expired")].
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -16,6 +20,31 @@ MAX_ROUNDS = 1_000
 _CAMPAIGN_ID_CHARS = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.:"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Campaign:
+    rounds_left: int
+    stake: int
+    expires_at: str | None  # ISO 8601 with a zone; None: no expiry
+    ended: str  # "" live, "cancelled" or "expired"
+
+    def played_one(self) -> Campaign:
+        return Campaign(self.rounds_left - 1, self.stake, self.expires_at, self.ended)
+
+    def ended_by(self, how: str) -> Campaign:
+        return Campaign(0, self.stake, self.expires_at, how)
+
+    def stored(self) -> list[Any]:
+        return [self.rounds_left, self.stake, self.expires_at, self.ended]
+
+    @classmethod
+    def from_stored(cls, stored: list[Any]) -> Campaign:
+        rounds_left, stake, expires_at, ended = stored
+        return cls(int(rounds_left), int(stake), expires_at, str(ended))
+
+
+Campaigns = Mapping[str, Campaign]
 
 
 def parse_expiry(expires_at: str | None) -> datetime | None:
@@ -47,40 +76,50 @@ def check_grant(campaign_id: str, rounds: int, stake: int, expires_at: str | Non
         raise InvalidFreeRounds("expires_at is in the past")
 
 
-def is_live(campaign: list[Any], now: datetime) -> bool:
-    rounds_left, _stake, expires_at, ended = campaign
-    if ended or rounds_left <= 0:
+def is_live(campaign: Campaign, now: datetime) -> bool:
+    if campaign.ended or campaign.rounds_left <= 0:
         return False
-    expiry = parse_expiry(expires_at)
+    expiry = parse_expiry(campaign.expires_at)
     return expiry is None or now < expiry
 
 
-def is_past_expiry(campaign: list[Any], now: datetime) -> bool:
+def is_past_expiry(campaign: Campaign, now: datetime) -> bool:
     """Live but for its expiry: the moment to record FreeRoundsExpired."""
-    rounds_left, _stake, expires_at, ended = campaign
-    expiry = parse_expiry(expires_at)
-    return not ended and rounds_left > 0 and expiry is not None and now >= expiry
+    expiry = parse_expiry(campaign.expires_at)
+    return (
+        not campaign.ended and campaign.rounds_left > 0 and expiry is not None and now >= expiry
+    )
 
 
-def free_round_stake(campaigns: dict[str, list[Any]], campaign_id: str, stake: int | None) -> int:
+def next_expiry(campaigns: Campaigns) -> datetime | None:
+    """The earliest expiry of the campaigns still running (None: none will expire)."""
+    expiries = [
+        expiry
+        for campaign in campaigns.values()
+        if not campaign.ended and campaign.rounds_left > 0
+        and (expiry := parse_expiry(campaign.expires_at)) is not None
+    ]
+    return min(expiries, default=None)
+
+
+def free_round_stake(campaigns: Campaigns, campaign_id: str, stake: int | None) -> int:
     """The stake a free round of this campaign plays (the body's must match it if given)."""
     campaign = campaigns.get(campaign_id)
     if campaign is None:
         raise NoFreeRounds(f"no free rounds under campaign {campaign_id!r}")
-    if stake is not None and stake != campaign[1]:
-        raise InvalidStake(f"a free round of {campaign_id!r} plays a stake of {campaign[1]}")
-    return int(campaign[1])
+    if stake is not None and stake != campaign.stake:
+        raise InvalidStake(f"a free round of {campaign_id!r} plays a stake of {campaign.stake}")
+    return campaign.stake
 
 
-def check_free_round(campaigns: dict[str, list[Any]], campaign_id: str, now: datetime) -> None:
+def check_free_round(campaigns: Campaigns, campaign_id: str, now: datetime) -> None:
     campaign = campaigns.get(campaign_id)
     if campaign is None or not is_live(campaign, now):
         raise NoFreeRounds(f"no free rounds left under campaign {campaign_id!r}")
 
 
-def campaign_view(campaign_id: str, campaign: list[Any]) -> dict[str, Any]:
-    rounds_left, stake, expires_at, _ended = campaign
+def campaign_view(campaign_id: str, campaign: Campaign) -> dict[str, Any]:
     return {
-        "campaign_id": campaign_id, "rounds_left": rounds_left, "stake": stake,
-        "expires_at": expires_at,
+        "campaign_id": campaign_id, "rounds_left": campaign.rounds_left,
+        "stake": campaign.stake, "expires_at": campaign.expires_at,
     }

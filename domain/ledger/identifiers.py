@@ -6,7 +6,9 @@ these, so a value the API accepts is one the aggregate accepts, with the same na
 
 from __future__ import annotations
 
+import functools
 import re
+from uuid import UUID, uuid5
 
 from domain.errors import InvalidAmount, InvalidPlayerId, InvalidRequestId
 
@@ -18,6 +20,8 @@ REQUEST_ID_MAX = 128
 REQUEST_ID_PATTERN = rf"[\x21-\x7e]{{1,{REQUEST_ID_MAX}}}"
 MAX_AMOUNT = 10**12  # minor units: keeps every balance far inside a JSON-safe integer
 
+NAMESPACE = UUID("6a0e7d3c-58f4-4b9c-9a51-2f1d6c0b7e11")  # fixed: ids must never change
+_ROUND_NUMBER = re.compile(r"[1-9][0-9]{0,17}")  # ASCII, no leading zero: one spelling per round
 _PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
 _REQUEST_ID = re.compile(REQUEST_ID_PATTERN)
 
@@ -41,3 +45,19 @@ def check_request_id(request_id: str) -> None:
 def check_amount(amount: int) -> None:
     if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= MAX_AMOUNT:
         raise InvalidAmount(f"an amount is a whole number of minor units, 1 to {MAX_AMOUNT}")
+
+
+@functools.lru_cache(maxsize=65_536)
+def player_aggregate_id(player_id: str) -> UUID:
+    return uuid5(NAMESPACE, f"player:{player_id}")
+
+
+def round_id_of(player_id: str, number: int) -> str:
+    return f"{player_id}.{number}"
+
+
+def parse_round_id(round_id: str) -> tuple[str, int] | None:
+    player_id, _, number = round_id.rpartition(".")
+    if not is_player_id(player_id) or not _ROUND_NUMBER.fullmatch(number):
+        return None
+    return player_id, int(number)

@@ -1,24 +1,14 @@
 """Player protection: jurisdiction profiles and the rules a spin must pass, decided from state.
 
 Pure: every rule takes `now` (epoch seconds, from the application's injected clock) and the
-player's protection state, a JSON-native dict rebuilt from the player's own events (so every
-worker and every restart decide alike). The state is copy-on-write: a change builds a new dict
-and never mutates one in place, so copying a player stays a handful of shallow copies.
-
-State keys:
-- "limits": {name: value} in force; "pending": {name: [value or None, effective_at]} loosenings
-  waiting out the 24 hour cooling-off (a pending entry once due is simply the limit in force);
-- "excluded": None, or [until or None (permanent)];
-- "sessions": {session_id: [opened_at, last_round_at or None, check_seconds or None,
-  next_check_at or None, closed_by ("" or a rule)]};
-- "ledger": {minute: [staked, won]}, the last LEDGER_SECONDS of play, for the loss windows;
-  "minute": the minute of the round being recorded (its win lands there).
+player's guard (domain.ledger.guard: its protection state, immutable values rebuilt from the
+player's own events, so every worker and every restart decide alike).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +24,7 @@ from domain.errors import (
     StakeLimit,
 )
 from domain.game.engine import check_stake
+from domain.ledger.guard import MINUTE, Guard, PendingLimit
 
 COOLING_OFF_SECONDS = 24 * 3600
 LOSS_WINDOWS: dict[str, int] = {  # rolling windows, in seconds (a month is 30 days)
@@ -44,13 +35,8 @@ LOSS_WINDOWS: dict[str, int] = {  # rolling windows, in seconds (a month is 30 d
 LIMIT_NAMES = (*LOSS_WINDOWS, "session_minutes", "max_stake")
 MAX_LIMIT = 10**12  # minor units or minutes: far inside a JSON-safe integer
 REALITY_CHECK_CHOICES = (15, 30, 60)
-MINUTE = 60
 LEDGER_SECONDS = max(LOSS_WINDOWS.values()) + MINUTE
 
-Guard = dict[str, Any]  # never changed in place: every change builds a new one
-EMPTY_GUARD: dict[str, Any] = {
-    "limits": {}, "pending": {}, "excluded": None, "sessions": {}, "ledger": {}, "minute": "",
-}
 
 
 @dataclass(frozen=True)
@@ -112,11 +98,11 @@ def check_limit_changes(requested: Mapping[str, Any]) -> dict[str, int | None]:
 
 def changed_limits(
     guard: Guard, requested: Mapping[str, int | None], now: float
-) -> tuple[dict[str, int], dict[str, list[Any]]]:
+) -> tuple[dict[str, int], dict[str, PendingLimit]]:
     """(limits in force, pending) after a change: tightening at once, loosening or removal
     after the cooling-off. A request replaces any loosening still pending for that limit."""
     limits = dict(limits_in_force(guard, now))
-    pending = {k: v for k, v in guard["pending"].items() if v[1] > now}
+    pending = {k: v for k, v in guard.pending.items() if v.effective_at > now}
     for name, value in requested.items():
         current = limits.get(name)
         pending.pop(name, None)
@@ -125,7 +111,7 @@ def changed_limits(
         if value is not None and (current is None or value < current):
             limits[name] = value  # a tightening
         else:
-            pending[name] = [value, now + COOLING_OFF_SECONDS]
+            pending[name] = PendingLimit(value, now + COOLING_OFF_SECONDS)
     return limits, pending
 
 
@@ -134,10 +120,9 @@ def exclusion_until(guard: Guard, until: float | None, now: float) -> float | No
     shortened: a shorter one changes nothing."""
     if until is not None and (not math.isfinite(until) or until <= now):
         raise InvalidExclusion("an exclusion ends in the future (or is permanent: null)")
-    current = guard["excluded"]
-    if current is None or not is_excluded(guard, now):
+    if not is_excluded(guard, now):
         return until
-    ends: float | None = current[0]
+    ends = guard.excluded_until
     if ends is None or until is None:
         return None
     return max(ends, until)
@@ -156,30 +141,29 @@ def check_reality_check_minutes(minutes: object, profile: Profile) -> int | None
 
 
 def limits_in_force(guard: Guard, now: float) -> dict[str, int]:
-    limits: dict[str, int] = guard["limits"]
-    due = {k: v[0] for k, v in guard["pending"].items() if v[1] <= now}
+    due = {k: v.value for k, v in guard.pending.items() if v.effective_at <= now}
     if not due:
-        return limits
-    merged = {**limits, **due}
+        return dict(guard.limits)
+    merged = {**guard.limits, **due}
     return {k: v for k, v in merged.items() if v is not None}
 
 
 def pending_limits(guard: Guard, now: float) -> list[dict[str, Any]]:
     return [
-        {"limit": name, "value": value, "effective_at": at}
-        for name, (value, at) in sorted(guard["pending"].items())
-        if at > now
+        {"limit": name, "value": pending.value, "effective_at": pending.effective_at}
+        for name, pending in sorted(guard.pending.items())
+        if pending.effective_at > now
     ]
 
 
 def is_excluded(guard: Guard, now: float) -> bool:
-    excluded = guard["excluded"]
-    return excluded is not None and (excluded[0] is None or excluded[0] > now)
+    until = guard.excluded_until
+    return guard.excluded and (until is None or until > now)
 
 
 def check_not_excluded(guard: Guard, now: float) -> None:
     if is_excluded(guard, now):
-        until = guard["excluded"][0]
+        until = guard.excluded_until
         raise PlayerExcluded(
             "the player is excluded " + ("permanently" if until is None else "for now")
         )
@@ -187,13 +171,13 @@ def check_not_excluded(guard: Guard, now: float) -> None:
 
 def session_expired(guard: Guard, session_id: str, now: float) -> bool:
     """Whether the session is past the player's session time limit (or closed for it)."""
-    session = guard["sessions"].get(session_id)
+    session = guard.sessions.get(session_id)
     if session is None:
         return False
-    if session[4] == SessionTimeLimit.code:
+    if session.closed_by == SessionTimeLimit.code:
         return True
     minutes = limits_in_force(guard, now).get("session_minutes")
-    return minutes is not None and now - session[0] >= minutes * MINUTE
+    return minutes is not None and now - session.opened_at >= minutes * MINUTE
 
 
 def check_access(guard: Guard, session_id: str, now: float) -> None:
@@ -203,15 +187,27 @@ def check_access(guard: Guard, session_id: str, now: float) -> None:
         raise SessionTimeLimit(session_id, "the session reached the player's session time limit")
 
 
-def check_round(guard: Guard, session_id: str, stake: int, profile: Profile, now: float) -> None:
-    """The rules an open session's spin must pass, in the order a player meets them."""
+def check_round(
+    guard: Guard,
+    session_id: str,
+    stake: int,
+    profile: Profile,
+    now: float,
+    session_view: Callable[[], dict[str, Any]] | None = None,
+) -> None:
+    """The rules an open session's spin must pass, in the order a player meets them.
+    session_view: the session object a due reality check answers with (CONTRACT.md)."""
     check_stake(stake)
-    session = guard["sessions"].get(session_id)
+    session = guard.sessions.get(session_id)
     if session is not None:
-        if session[3] is not None and now >= session[3]:
-            raise RealityCheckDue(session_id, "a reality check is due: answer it to go on")
-        if session[1] is not None and now - session[1] < profile.min_round_seconds:
-            wait = session[1] + profile.min_round_seconds - now
+        if session.next_check_at is not None and now >= session.next_check_at:
+            raise RealityCheckDue(
+                session_id, "a reality check is due: answer it to go on",
+                None if session_view is None else {"session": session_view()},
+            )
+        last = session.last_round_at
+        if last is not None and now - last < profile.min_round_seconds:
+            wait = last + profile.min_round_seconds - now
             raise RoundTooSoon(
                 f"rounds are at least {profile.min_round_seconds} s apart", math.ceil(wait)
             )
@@ -235,7 +231,7 @@ def losses(guard: Guard, windows: Mapping[str, int], now: float) -> dict[str, in
     less than the exact loss (its rounds inside the window staked at most that and won >= 0),
     at most one minute's wins more, and exact again a minute later."""
     totals = dict.fromkeys(windows, 0)
-    for minute, (staked, won) in guard["ledger"].items():
+    for minute, (staked, won) in guard.ledger.items():
         begins = int(minute) * MINUTE
         for name, seconds in windows.items():
             start = now - seconds
@@ -247,83 +243,6 @@ def losses(guard: Guard, windows: Mapping[str, int], now: float) -> dict[str, in
 
 
 def reality_check_due(guard: Guard, session_id: str, now: float) -> bool:
-    session = guard["sessions"].get(session_id)
-    return session is not None and session[3] is not None and now >= session[3]
-
-
-# -- what events assign (copy-on-write) --------------------------------------------------------
-
-
-def with_limits(guard: Guard, limits: dict[str, int], pending: dict[str, list[Any]]) -> Guard:
-    return {**guard, "limits": limits, "pending": pending}
-
-
-def with_exclusion(guard: Guard, until: float | None) -> Guard:
-    return {**guard, "excluded": [until]}
-
-
-def with_session(guard: Guard, session_id: str, opened_at: float, minutes: int | None) -> Guard:
-    check = None if minutes is None else minutes * MINUTE
-    entry = [opened_at, None, check, None if check is None else opened_at + check, ""]
-    return {**guard, "sessions": {**guard["sessions"], session_id: entry}}
-
-
-def with_reality_check(guard: Guard, session_id: str, at: float) -> Guard:
-    entry = guard["sessions"].get(session_id)
-    if entry is None or entry[2] is None:
-        return guard
-    opened_at, last, check, _, closed_by = entry
-    entry = [opened_at, last, check, at + check, closed_by]
-    return {**guard, "sessions": {**guard["sessions"], session_id: entry}}
-
-
-# Sessions closed by the session time limit stay in the guard (so their spins still answer
-# session_time_limit), the most recent this many; every other closed session leaves it.
-TIME_LIMITED_KEPT = 32
-
-
-def without_session(guard: Guard, session_id: str, reason: str) -> Guard:
-    """The guard once the session closed: its entry goes, so the state stays small however many
-    sessions the player had, but for a session closed by the time limit (kept, bounded)."""
-    sessions: dict[str, list[Any]] = guard["sessions"]
-    entry = sessions.get(session_id)
-    if entry is None:
-        return guard
-    rest = {k: v for k, v in sessions.items() if k != session_id}
-    if reason == SessionTimeLimit.code or entry[4] == SessionTimeLimit.code:
-        marked = [k for k, v in rest.items() if v[4] == SessionTimeLimit.code]
-        for old in marked[: max(0, len(marked) - TIME_LIMITED_KEPT + 1)]:
-            del rest[old]
-        rest[session_id] = [*entry[:4], SessionTimeLimit.code]
-    return {**guard, "sessions": rest}
-
-
-def with_refusal(guard: Guard, session_id: str, rule: str) -> Guard:
-    entry = guard["sessions"].get(session_id)
-    if entry is None or rule != SessionTimeLimit.code:
-        return guard
-    entry = [*entry[:4], rule]
-    return {**guard, "sessions": {**guard["sessions"], session_id: entry}}
-
-
-def with_round_started(guard: Guard, session_id: str, stake: int, at: float) -> Guard:
-    minute = str(int(at // MINUTE))
-    ledger: dict[str, list[int]] = guard["ledger"]
-    oldest = int(at - LEDGER_SECONDS) // MINUTE
-    if ledger and int(next(iter(ledger))) < oldest:
-        ledger = {k: v for k, v in ledger.items() if int(k) >= oldest}
-    staked, won = ledger.get(minute, (0, 0))
-    new = {**guard, "ledger": {**ledger, minute: [staked + stake, won]}, "minute": minute}
-    entry = guard["sessions"].get(session_id)
-    if entry is not None:
-        new["sessions"] = {**guard["sessions"], session_id: [entry[0], at, *entry[2:]]}
-    return new
-
-
-def with_round_settled(guard: Guard, total_win: int) -> Guard:
-    minute = guard["minute"]
-    ledger: dict[str, list[int]] = guard["ledger"]
-    if not minute or minute not in ledger:
-        return guard
-    staked, won = ledger[minute]
-    return {**guard, "ledger": {**ledger, minute: [staked, won + total_win]}, "minute": ""}
+    session = guard.sessions.get(session_id)
+    due_at = None if session is None else session.next_check_at
+    return due_at is not None and now >= due_at

@@ -24,8 +24,9 @@ from uuid import UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 
+from domain.ledger.chain_link import ChainLink
 from domain.ledger.hashchain import GENESIS
-from domain.ledger.player import NAMESPACE, ChainLink
+from domain.ledger.identifiers import NAMESPACE
 
 DEBIT_FIELDS = ("request_id", "session_id", "round_id", "amount", "recorded_at")
 OWED_FIELDS = (
@@ -141,7 +142,8 @@ class WalletAccount(Aggregate):
         if transaction_id in self.owed:
             self.trigger_event(self.AttemptFailed, transaction_id=transaction_id, error=error)
 
-    def acknowledge(self, transaction_id: str, balance: int) -> None:
+    def acknowledge(self, transaction_id: str, balance: int | None) -> None:
+        """balance: the wallet's after it (None: it gave none; the last one known stands)."""
         if transaction_id in self.owed:
             self.trigger_event(self.Acknowledged, transaction_id=transaction_id, balance=balance)
 
@@ -217,11 +219,12 @@ class WalletAccount(Aggregate):
     class Acknowledged(Event):
         TOPIC = "pumpkin:WalletAccount.Acknowledged"
         transaction_id: str
-        balance: int
+        balance: int | None  # None: the wallet gave none (the last one known stands)
 
         def apply(self, account: WalletAccount) -> None:
             account.owed = _without(account.owed, self.transaction_id)
-            account.balance = self.balance
+            if self.balance is not None:
+                account.balance = self.balance
 
 
 def _without(items: dict[str, list[Any]], key: str) -> dict[str, list[Any]]:

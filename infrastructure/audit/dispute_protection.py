@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.ledger.player import player_aggregate_id
-from domain.ledger.protection_events import PROTECTION_EVENT_NAMES
+from domain.ledger.player_events import PROTECTION_EVENT_NAMES
 
 _PLAYER_WIDE = frozenset(("LimitsChanged", "Excluded"))
 _ENVELOPE = frozenset(("originator_id", "originator_version", "timestamp"))

@@ -7,20 +7,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
-from domain.ledger.free_rounds import parse_expiry
+from domain.ledger.free_rounds import next_expiry, parse_expiry
 from domain.ledger.player import Player
 from infrastructure.store.notification_tail import NotificationTail
+
+if TYPE_CHECKING:
+    from infrastructure.promotions.free_round_commands import FreeRoundCommands
 
 POLL_SECONDS = 5.0
 _log = logging.getLogger(__name__)
 
 
 class FreeRoundExpiry:
-    def __init__(self, application: Any) -> None:
-        self.app = application
-        self._tail = NotificationTail(application, (Player.FreeRoundsGranted.TOPIC,))
+    def __init__(self, commands: FreeRoundCommands) -> None:
+        self.commands = commands
+        self.players = commands.runner.players
+        self._tail = NotificationTail(self.players.store, (Player.FreeRoundsGranted.TOPIC,))
         self._expiring: dict[str, float] = {}  # player id -> the earliest expiry (epoch s)
 
     def pass_once(self) -> list[str]:
@@ -29,23 +33,23 @@ class FreeRoundExpiry:
             expiry = parse_expiry(granted.expires_at)
             if expiry is None:
                 continue
-            player_id = str(self.app.repository.get(granted.originator_id).player_id)
+            granted_to = self.players.cache.get(granted.originator_id)
+            if granted_to is None:
+                continue
+            player_id = granted_to.player_id
             known = self._expiring.get(player_id)
             moment = expiry.timestamp()
             self._expiring[player_id] = moment if known is None else min(known, moment)
-        now = self.app.clock().timestamp()
+        now = self.commands.rules.now().timestamp()
         expired = []
         for player_id, moment in list(self._expiring.items()):
             if moment > now:
                 continue
-            if self.app.expire_free_rounds(player_id):
+            if self.commands.expire(player_id):
                 expired.append(player_id)
-            later = [
-                e.timestamp() for c in self.app.load_player(player_id).free_rounds.values()
-                if not c[3] and c[0] > 0 and (e := parse_expiry(c[2])) is not None
-            ]
-            if later:
-                self._expiring[player_id] = min(later)
+            later = next_expiry(self.players.load(player_id).free_rounds)
+            if later is not None:
+                self._expiring[player_id] = later.timestamp()
             else:
                 del self._expiring[player_id]
         return expired

@@ -14,24 +14,30 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 from uuid import UUID
 
 from eventsourcing.utils import get_topic
 
 from infrastructure.logging import get_logger
+from infrastructure.sessions.keys import SessionKey
 from infrastructure.store.event_rows import PAGE, EventRows
+from infrastructure.store.event_store import PumpkinStore
 
 log = get_logger("pumpkin.sessions")
+
+
+class ClosesIdleSessions(Protocol):
+    def close_if_idle(self, session_id: str, idle_seconds: float) -> bool: ...
+
+    def session(self, session_id: str) -> dict[str, object]: ...
 
 
 class OpenSessions:
     """The ids of sessions whose key has no close recorded, followed through the store."""
 
-    def __init__(self, application: Any) -> None:
-        from infrastructure.application import SessionKey
-
-        self.rows = EventRows(application)
+    def __init__(self, store: PumpkinStore) -> None:
+        self.rows = EventRows(store)
         self.issued = get_topic(SessionKey.Issued)
         self.closed = get_topic(SessionKey.Closed)
         self.position = 0
@@ -59,7 +65,9 @@ class OpenSessions:
                 return set(self.open)
 
 
-def close_idle_sessions(application: Any, sessions: OpenSessions, idle_seconds: float) -> int:
+def close_idle_sessions(
+    application: ClosesIdleSessions, sessions: OpenSessions, idle_seconds: float
+) -> int:
     """One sweep: close every session idle for `idle_seconds`; how many this sweep closed."""
     closed = 0
     for session_id in sorted(sessions.refresh()):
@@ -79,12 +87,14 @@ class Sweeper:
 
     def __init__(
         self,
-        application: Any,
+        application: ClosesIdleSessions,
+        store: PumpkinStore,
         idle_seconds: float,
         checkpoint: Callable[[], object] | None = None,
         checkpoint_seconds: float = 0.0,
     ) -> None:
         self.application = application
+        self.store = store
         self.idle_seconds = idle_seconds
         self.interval = max(0.05, min(60.0, idle_seconds / 4))
         self.checkpoint = checkpoint
@@ -102,7 +112,7 @@ class Sweeper:
             self._thread.join(timeout=10)
 
     def _run(self) -> None:
-        sessions = OpenSessions(self.application)
+        sessions = OpenSessions(self.store)
         next_checkpoint = time.monotonic() + self.checkpoint_seconds
         while not self._stop.wait(self.interval):
             try:

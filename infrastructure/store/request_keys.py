@@ -22,7 +22,8 @@ from uuid import UUID, uuid5
 from eventsourcing.application import AggregateNotFoundError, Repository
 from eventsourcing.domain import Aggregate
 
-from domain.ledger.player import NAMESPACE, Player
+from domain.ledger.identifiers import NAMESPACE
+from domain.ledger.player import Player
 
 
 class RequestKey(Aggregate):

@@ -28,10 +28,10 @@ from uuid import UUID, uuid4
 from prometheus_client import CollectorRegistry, Gauge
 
 from domain.ledger.wallet_account import WALLET_EVENT_TOPICS, WalletAccount
+from infrastructure.store.event_store import PumpkinStore
 from infrastructure.store.notification_tail import NotificationTail
-from infrastructure.wallet.accounts import Accounts
-from infrastructure.wallet.client import WalletClient
-from infrastructure.wallet.errors import WalletUnknownOutcome
+from infrastructure.wallet.accounts import WalletAccounts
+from infrastructure.wallet.port import Credit, Rollback, WalletProtocol
 
 FIRST_DELAY = 0.2
 MAX_DELAY = 30.0
@@ -39,51 +39,49 @@ IDLE_POLL = 0.5  # seconds between looks at the store when nothing wakes the out
 _log = logging.getLogger(__name__)
 
 
-def call_body(item: dict[str, Any], currency: str) -> dict[str, Any]:
-    """The wallet call of an owed item, exactly as CONTRACT.md lists its fields."""
+def owed_call(item: dict[str, Any]) -> Credit | Rollback:
+    """The wallet call of an owed item (infrastructure/wallet/port.py)."""
     if item["kind"] == "credit":
-        return {
-            "transaction_id": item["transaction_id"], "player_id": item["player_id"],
-            "session_id": item["session_id"], "round_id": item["round_id"],
-            "amount": item["amount"], "currency": currency,
-            "debit_transaction_id": item["debit_transaction_id"],
-            "free_round": item["free_round"],
-        }
-    return {
-        "transaction_id": item["transaction_id"], "player_id": item["player_id"],
-        "round_id": item["round_id"], "debit_transaction_id": item["debit_transaction_id"],
-    }
+        return Credit(
+            item["transaction_id"], item["player_id"], item["session_id"], item["round_id"],
+            item["amount"], item["debit_transaction_id"], item["free_round"],
+        )
+    return Rollback(
+        item["transaction_id"], item["player_id"], item["session_id"], item["round_id"],
+        item["amount"], item["debit_transaction_id"],
+    )
 
 
 async def settle_one(
-    client: WalletClient, accounts: Accounts, item: dict[str, Any], currency: str,
+    wallet: WalletProtocol, accounts: WalletAccounts, item: dict[str, Any],
     defer_ack: Callable[[str, str, int], None] | None = None,
 ) -> bool:
     """Send one owed item; record the answer. True when the wallet acknowledged it.
     defer_ack: hand a 200 to it (player, transaction, balance) to be recorded with the
     player's next account save instead of in a transaction of its own."""
     transaction_id = str(item["transaction_id"])
-    try:
-        answer = await client.call(str(item["kind"]), call_body(item, currency))
-    except WalletUnknownOutcome as unknown:
-        error = str(unknown)
-    else:
-        if answer.status == 200:
-            balance = answer.balance
-            player_id = str(item["player_id"])
-            if defer_ack is not None:
-                defer_ack(player_id, transaction_id, balance)
-                return True
-            known = accounts.cached(player_id)  # no read: a stale copy conflicts
-            if known is not None:
-                known.acknowledge(transaction_id, balance)
-                if not known.pending_events or await accounts.saved_async(known):
-                    return True
-            await asyncio.to_thread(
-                _change, accounts, player_id, lambda a: a.acknowledge(transaction_id, balance)
-            )
+    call = owed_call(item)
+    outcome = await (wallet.credit(call) if isinstance(call, Credit) else wallet.rollback(call))
+    if outcome.succeeded:
+        player_id = str(item["player_id"])
+        if outcome.balance is None:  # done, but no balance given: the one known stands
+            await asyncio.to_thread(_change, accounts, player_id,
+                                    lambda a: a.acknowledge(transaction_id, None))
             return True
-        error = f"{item['kind']}: the wallet answered {answer.status}"
+        balance = outcome.balance
+        if defer_ack is not None:
+            defer_ack(player_id, transaction_id, balance)
+            return True
+        known = accounts.cached(player_id)  # no read: a stale copy conflicts
+        if known is not None:
+            known.acknowledge(transaction_id, balance)
+            if not known.pending_events or await accounts.saved_in_loop(known):
+                return True
+        await asyncio.to_thread(
+            _change, accounts, player_id, lambda a: a.acknowledge(transaction_id, balance)
+        )
+        return True
+    error = outcome.detail or f"{item['kind']}: no acknowledgement"
     await asyncio.to_thread(
         _change, accounts, str(item["player_id"]),
         lambda a: a.attempt_failed(transaction_id, error[:200]),
@@ -91,7 +89,9 @@ async def settle_one(
     return False
 
 
-def _change(accounts: Accounts, player_id: str, change: Callable[[WalletAccount], None]) -> None:
+def _change(
+    accounts: WalletAccounts, player_id: str, change: Callable[[WalletAccount], None]
+) -> None:
     """Apply `change` to the newest account and record it (again on a lost race)."""
     for _ in range(10):
         account = accounts.get(player_id)
@@ -105,16 +105,15 @@ def _change(accounts: Accounts, player_id: str, change: Callable[[WalletAccount]
 
 class Outbox:
     def __init__(
-        self, application: Any, client: WalletClient, currency: str,
+        self, store: PumpkinStore, accounts: WalletAccounts, wallet: WalletProtocol,
         clock: Callable[[], datetime], stale_after: float,
     ) -> None:
-        self.app = application
-        self.client = client
-        self.currency = currency
+        self.store = store
+        self.wallet = wallet
         self.clock = clock
         self.stale_after = stale_after
-        self.accounts = Accounts(application)
-        self._tail = NotificationTail(application, WALLET_EVENT_TOPICS)
+        self.accounts = accounts
+        self._tail = NotificationTail(store, WALLET_EVENT_TOPICS)
         self._players: dict[UUID, str] = {}  # account id -> player id, every account seen
         self._candidates: set[str] = set()  # players whose account may owe something
         self._heads: dict[str, int] = {}  # player id -> the newest account version seen
@@ -243,7 +242,7 @@ class Outbox:
         next_try, delay = self._due.get(transaction_id, (0.0, FIRST_DELAY))
         if now < next_try:
             return False
-        if await settle_one(self.client, self.accounts, item, self.currency):
+        if await settle_one(self.wallet, self.accounts, item):
             self._due.pop(transaction_id, None)
             return True
         jitter = random.uniform(0.8, 1.2)  # noqa: S311 - not a secret
@@ -257,8 +256,9 @@ class Outbox:
         for notification in self._tail.new_notifications():
             account_id = notification.originator_id
             if notification.topic == WalletAccount.Opened.TOPIC:
-                opened = self.app.mapper.to_domain_event(notification)
-                self._players[account_id] = opened.player_id
+                opened = self.store.mapper.to_domain_event(notification)
+                if isinstance(opened, WalletAccount.Opened):
+                    self._players[account_id] = opened.player_id
             player_id = self._players.get(account_id)
             if player_id is not None:
                 self._candidates.add(player_id)

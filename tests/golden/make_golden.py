@@ -1,9 +1,10 @@
 """Make the golden stores: what a release wrote, kept so later code is tested against it.
 
-Run with the code of the release being frozen checked out (the stores in this folder were made
-at commit aa48bb4), from the repository root, with PostgreSQL on 127.0.0.1:5432:
+The stores in this folder were made at commit aa48bb4 (this script as it was then); it runs on
+the current code too, to freeze a later release's stores beside them: from the repository root,
+with PostgreSQL on 127.0.0.1:5432,
 
-    python tests/golden/make_golden.py
+    .venv/bin/python tests/golden/make_golden.py
 
 It plays one fixed scenario (seeds, session ids and tokens drawn from a seeded generator, so a
 run is repeatable but for timestamps) on a SQLite file (gzipped) and on a new PostgreSQL
@@ -28,17 +29,18 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from infrastructure.persistence import temporary_postgres_database  # noqa: E402
-from infrastructure.verification import verify_store  # noqa: E402
-
-from infrastructure import application  # noqa: E402
 from infrastructure.application import PumpkinApplication  # noqa: E402
+from infrastructure.audit.verification import verify_store  # noqa: E402
+from infrastructure.rounds import spins as spin_module  # noqa: E402
+from infrastructure.sessions import session_commands  # noqa: E402
+from infrastructure.store.persistence import temporary_postgres_database  # noqa: E402
 
 SQLITE_FILE = HERE / "store.sqlite.gz"
 PG_DUMP_FILE = HERE / "store.sql.gz"
 EXPECTED_FILE = HERE / "expected.json"
 STAKE = 20
 ROUND_SAMPLE = 25  # a long player's rounds kept in expected.json: every 25th, first and last
+SESSION_SUMMARY = ("session_id", "spins", "staked", "won", "net", "open")
 
 
 class SeededSecrets:
@@ -115,13 +117,13 @@ def expected_reads(app: PumpkinApplication, sessions: dict[str, list[str]]) -> d
         kept = sorted({1, count, *range(ROUND_SAMPLE, count + 1, ROUND_SAMPLE)} - {0})
         if count <= 2 * ROUND_SAMPLE:
             kept = list(range(1, count + 1))
-        player = app._player(player_id)
+        player = app.load_player(player_id)
         players[player_id] = {
             "state": app.player_state(player_id),
             "round_count": count,
             "rounds": {f"{player_id}.{n}": app.round(f"{player_id}.{n}") for n in kept},
             "sessions": {
-                s: {**player.session_summary(s), "open": player.session_is_open(s)}
+                s: {key: app.session(s)[key] for key in SESSION_SUMMARY}
                 for s in sessions.get(player_id, [])
             },
             "version": player.version,
@@ -132,8 +134,9 @@ def expected_reads(app: PumpkinApplication, sessions: dict[str, list[str]]) -> d
 
 def build(url: str, seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
     secrets = SeededSecrets(seed)
-    application.secrets = secrets  # type: ignore[assignment]
-    application.uuid4 = secrets.uuid4  # type: ignore[assignment]
+    session_commands.secrets = secrets  # type: ignore[assignment]
+    session_commands.uuid4 = secrets.uuid4  # type: ignore[assignment]
+    spin_module.secrets = secrets  # type: ignore[assignment]
     app = PumpkinApplication.from_url(url)
     try:
         sessions = play(app)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from http_support import OPERATOR, Journey, bearer, client_for, unique
+from http_support import OPERATOR, Journey, ServiceDouble, bearer, client_for, unique
 
 
 @pytest.fixture
@@ -190,7 +190,7 @@ def test_a_credential_over_its_rate_is_told_to_slow_down(service: Any) -> None:
     assert answers[-1].headers["Retry-After"]
 
 
-class _StoreDown:
+class _StoreDown(ServiceDouble):
     """A service whose store has gone away."""
 
     def player_state(self, player_id: str) -> dict[str, Any]:

@@ -73,7 +73,7 @@ def test_the_services_sweeper_closes_an_idle_session_and_reveals_its_seed(
     store_url: str,
 ) -> None:
     with played_on_a_clock(store_url, "mo") as (app, clock, session_id):
-        sweeper = Sweeper(app, idle_seconds=0.2).start()
+        sweeper = Sweeper(app, app.store, idle_seconds=0.2).start()
         try:
             clock.offset = timedelta(seconds=1)  # the clock moves; nobody waits it out
             deadline = time.monotonic() + 20

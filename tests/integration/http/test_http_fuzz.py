@@ -16,7 +16,15 @@ import hypothesis.strategies as st
 import pytest
 import schemathesis
 from fastapi.testclient import TestClient
-from http_support import AUDITOR, OPERATOR, Journey, bearer, client_for, settings_for
+from http_support import (
+    AUDITOR,
+    OPERATOR,
+    Journey,
+    ServiceDouble,
+    bearer,
+    client_for,
+    settings_for,
+)
 from hypothesis import HealthCheck, given, settings
 
 from infrastructure.application import PumpkinApplication
@@ -42,7 +50,7 @@ def journey(fuzz_client: TestClient) -> Journey:
 
 
 # The schema is the app's own OpenAPI document (the service object is not needed to build it).
-schema = schemathesis.openapi.from_dict(build_http_app(settings_for(), object()).openapi())
+schema = schemathesis.openapi.from_dict(build_http_app(settings_for(), ServiceDouble()).openapi())
 
 
 @schema.parametrize()

@@ -53,7 +53,7 @@ def test_a_close_through_one_instance_is_effective_on_another_at_once(service: o
     """Issue 17, finding 7: a closed session's token kept reading ~2 s through another worker's
     cache. Two app instances on one store, each with its own caches."""
     assert isinstance(service, PumpkinApplication)
-    other_service = PumpkinApplication(env=service.env)
+    other_service = PumpkinApplication(env=service.store.env)
     try:
         with client_for(service) as first, client_for(other_service) as second:
             j = Journey(first)
@@ -103,7 +103,7 @@ def test_a_spin_past_the_caches_time_is_named_by_what_the_process_holds(service:
             assert j.spin().status_code == 200
         finally:
             service.session_for_token = original  # type: ignore[method-assign]
-        other = PumpkinApplication(env=service.env)
+        other = PumpkinApplication(env=service.store.env)
         try:
             other.close_session(j.session_id)
         finally:

@@ -18,7 +18,16 @@ import pytest
 import structlog
 from conftest import fresh_postgres_database
 from fastapi.testclient import TestClient
-from http_support import AUDITOR, OPERATOR, Journey, bearer, client_for, settings_for, unique
+from http_support import (
+    AUDITOR,
+    OPERATOR,
+    Journey,
+    ServiceDouble,
+    bearer,
+    client_for,
+    settings_for,
+    unique,
+)
 
 from infrastructure.application import PumpkinApplication
 from infrastructure.bootstrap import build_http_app
@@ -145,11 +154,12 @@ def test_no_key_token_or_password_is_ever_logged(
     _assert_no_secret(text, [OPERATOR, AUDITOR, DB_PASSWORD, *tokens])
 
 
-class _StoreDown:
+class _StoreDown(ServiceDouble):
     """A service whose store connection fails with the URL (and password) in the message.
     (Tokens never reach the store: only their SHA-256 does, so no store error can hold one.)"""
 
     def __init__(self, url: str) -> None:
+        super().__init__()
         self.url = url
 
     def player_state(self, player_id: str) -> dict[str, Any]:

@@ -17,17 +17,10 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from protection_support import FakeClock
 
-from domain.errors import ProtectionRefusal, RuleViolation, SessionTimeLimit
+from domain.errors import ProtectionRefusal, RuleViolation
 from domain.ledger.player import Player
 from domain.ledger.protection import PROFILES, Profile
-from domain.ledger.protection_events import (
-    answer_reality_check,
-    change_limits,
-    check_may_open,
-    exclude,
-    protect_session,
-    refuse,
-)
+from domain.ledger.protection_commands import answer_reality_check, change_limits, exclude
 from infrastructure.application import PumpkinApplication
 
 DAY = 86_400
@@ -116,35 +109,25 @@ class PlayerDriver:
 
     def open(self, session_id: str, minutes: int | None, now: datetime) -> bool:
         try:
-            check_may_open(self.player, now)
-        except ProtectionRefusal as refusal:
-            refuse(self.player, refusal, "", None, now)
-            return False
-        self.player.open_session(session_id, "hash")
-        protect_session(self.player, session_id, minutes, self.profile, now)
+            self.player.open_session(session_id, "hash", "", "", now, self.profile, minutes)
+        except ProtectionRefusal:
+            return False  # recorded by the aggregate (ProtectionRefused)
         return True
 
     def limit(self, name: str, value: int | None, now: datetime) -> None:
         change_limits(self.player, {name: value}, now)
 
     def exclude(self, until: datetime, now: datetime) -> None:
-        for session_id in exclude(self.player, until, "test", now):
-            self.player.close_session(session_id)
+        exclude(self.player, until, "test", now, {})
 
     def answer(self, session_id: str, proceed: bool, now: datetime) -> None:
-        if not answer_reality_check(self.player, session_id, proceed, now):
-            self.player.close_session(session_id)
+        answer_reality_check(self.player, session_id, proceed, now, None)
 
     def spin(self, session_id: str, stake: int, number: int, now: datetime) -> int:
-        """The round's win; a RuleViolation if refused."""
-        try:
-            self.player.check_protection(session_id, stake, self.profile, now)
-            self.player.check_spin(session_id, stake)
-        except ProtectionRefusal as refusal:
-            if isinstance(refusal, SessionTimeLimit) and self.player.session_is_open(session_id):
-                self.player.close_session(session_id)
-            refuse(self.player, refusal, session_id, stake, now)
-            raise
+        """The round's win; a RuleViolation if refused (a protection refusal recorded by the
+        aggregate, and a session past its time limit closed)."""
+        self.player.check_protection(session_id, stake, self.profile, now)
+        self.player.check_spin(session_id, stake)
         seed = hashlib.sha256(f"{number}".encode()).digest()
         return self.player.spin(session_id, stake, f"r{number}", seed, at=now).total_win
 
@@ -291,13 +274,12 @@ def test_a_player_from_a_snapshot_older_than_protection_spins_under_its_rules() 
 
     player = Player.register("old")
     player.deposit(10_000, "funds")
-    player.open_session("s1", "hash")
+    player.open_session("s1", "hash", "", "", START, PROFILES["none"])
     snapshot = Snapshot.take(player)
     del snapshot.state["guard"]  # as snapshots taken before protection existed hold it
     restored: Player = snapshot.mutate(None)
-    restored.open_session("s2", "hash")
-    protect_session(restored, "s2", None, PROFILES["uk"], START)
+    restored.open_session("s2", "hash", "", "", START, PROFILES["uk"])
     restored.check_protection("s1", 100, PROFILES["uk"], START)
     restored.spin("s1", 100, "r1", bytes(32), at=START)
     change_limits(restored, {"max_stake": 20}, START)
-    assert restored.guard["limits"] == {"max_stake": 20}
+    assert restored.guard.limits == {"max_stake": 20}

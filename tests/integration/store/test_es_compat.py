@@ -15,7 +15,8 @@ from eventsourcing.postgres import PostgresApplicationRecorder, PostgresTracking
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 
 from domain.ledger.player import Player
-from infrastructure.application import PumpkinApplication, SessionKey
+from infrastructure.application import PumpkinApplication
+from infrastructure.sessions.keys import SessionKey
 from infrastructure.store import es_compat
 from infrastructure.store.persistence import GroupCommitRecorder
 from infrastructure.store.run_blocking import at_once, run_blocking

@@ -23,7 +23,7 @@ def fund_to(service: PumpkinApplication, player_id: str, balance: int) -> None:
     while player.balance < balance:
         player.deposit(min(MAX_AMOUNT, balance - player.balance), f"fund-{n}")
         n += 1
-    service.save(player)
+    service.store.save(player)
 
 
 def test_a_deposit_may_reach_the_cap_but_never_pass_it(service: PumpkinApplication) -> None:

@@ -7,7 +7,8 @@ from collections import Counter
 from typing import Any
 
 from domain.ledger.player import Player, player_aggregate_id
-from infrastructure.application import ConcurrentUpdate, PumpkinApplication
+from infrastructure.application import PumpkinApplication
+from infrastructure.store.command_runner import ConcurrentUpdate
 
 SHARED = "shared"
 SOLO = ("solo1", "solo2", "solo3", "solo4")

@@ -4,6 +4,7 @@ library's own encoding of them does: every Player event of real rounds, at every
 from __future__ import annotations
 
 from eventsourcing.persistence import JSONTranscoder, Mapper
+from ledger_support import open_plain_session
 
 from domain.ledger.player import Player
 from infrastructure.application import PumpkinApplication
@@ -20,7 +21,7 @@ def test_fast_encoded_events_decode_to_what_the_library_encoding_decodes_to() ->
         player = Player.register("mapper")
         player.deposit(10**9, "funds")
         player.withdraw(5, "out")
-        player.open_session("s", "a" * 64)
+        open_plain_session(player, "s", "a" * 64)
         for n in range(400):  # past every level unlock, with features along the way
             player.spin("s", 100, f"r{n}", n.to_bytes(32, "big"))
         player.close_session("s")

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-import infrastructure.application as application_module
+import infrastructure.store.command_runner as runner_module
 from infrastructure.application import PumpkinApplication
 from infrastructure.store.player_locks import PlayerLocks
 
@@ -21,7 +21,7 @@ RACERS = 16
 
 @pytest.fixture
 def one_attempt(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(application_module, "ATTEMPTS", 1)
+    monkeypatch.setattr(runner_module, "ATTEMPTS", 1)
 
 
 def funded_session(service: PumpkinApplication) -> str:
@@ -66,7 +66,7 @@ def test_a_players_turns_are_forgotten_when_nobody_waits(service: PumpkinApplica
     session_id = funded_session(service)
     service.spin(session_id, 100, "one")
     asyncio.run(service.spin_async(session_id, 100, "two"))
-    locks = service._locks  # noqa: SLF001 - the maps must not grow with every player ever seen
+    locks = service.runner.locks  # the maps must not grow with every player ever seen
     assert locks.players_taken() == 0
 
 

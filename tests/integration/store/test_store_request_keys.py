@@ -24,7 +24,7 @@ def push_newer_requests(service: PumpkinApplication, player_id: str) -> None:
     player: Player = service.repository.get(player_aggregate_id(player_id))
     for n in range(NEWER_REQUESTS):
         player.deposit(1, f"newer-{n}")
-    service.save(player)
+    service.store.save(player)
 
 
 def test_a_retried_deposit_is_not_credited_again_after_11000_newer_requests(
@@ -39,7 +39,7 @@ def test_a_retried_deposit_is_not_credited_again_after_11000_newer_requests(
     assert service.deposit("jo", 10**12, "big-deposit") == first  # the first answer, again
     assert service.player_state("jo")["balance"] == balance  # and not credited twice
 
-    fresh = PumpkinApplication(env=service.env)  # another process: nothing in memory
+    fresh = PumpkinApplication(env=service.store.env)  # another process: nothing in memory
     try:
         assert fresh.deposit("jo", 10**12, "big-deposit") == first
         assert fresh.player_state("jo")["balance"] == balance

@@ -11,15 +11,15 @@ import pytest
 from test_store_async_spins import funded_session, submissions
 
 from domain.ledger.player import player_aggregate_id
-from infrastructure import application
 from infrastructure.application import PumpkinApplication
-from infrastructure.store import es_compat
+from infrastructure.store import es_compat, event_store
+from infrastructure.store.event_store import PumpkinStore
 
 EVERY = 10
 
 
-class Hooked(PumpkinApplication):
-    """An application implementing the library's hook after recording."""
+class HookedStore(PumpkinStore):
+    """A store implementing the library's hook after recording."""
 
     name = "Pumpkin"  # the same tables (the library names a subclass's after the class)
 
@@ -28,16 +28,20 @@ class Hooked(PumpkinApplication):
         notified.append(len(recordings))
 
 
+def hooked(store_url: str) -> PumpkinApplication:
+    return PumpkinApplication(store=HookedStore.from_url(store_url))
+
+
 @pytest.mark.parametrize("in_loop", [False, True])
 def test_a_player_is_snapshotted_each_time_its_version_crosses_a_mark(
     store_url: str, in_loop: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(application, "SNAPSHOT_EVERY", EVERY)
-    with Hooked.from_url(store_url) as app:
+    monkeypatch.setattr(event_store, "SNAPSHOT_EVERY", EVERY)
+    with hooked(store_url) as app:
         player_id, session_id = funded_session(app)
         submitted = submissions(app, monkeypatch)
         notified: list[int] = []
-        app.notified = notified  # type: ignore[attr-defined]
+        app.store.notified = notified  # type: ignore[attr-defined]
 
         async def spins() -> None:
             for n in range(8):
@@ -71,7 +75,7 @@ def test_a_save_from_the_loop_builds_no_recordings_when_no_hook_takes_them(
     postgres_url: str,
 ) -> None:
     with PumpkinApplication.from_url(postgres_url) as app:
-        assert not es_compat.hooked_after_recording(app)
+        assert not es_compat.hooked_after_recording(app.store)
         player_id, session_id = funded_session(app)
         asyncio.run(app.spin_async(session_id, 20, "warm"))  # the player is in memory now
         balance = app.player_state(player_id)["balance"]
@@ -79,9 +83,9 @@ def test_a_save_from_the_loop_builds_no_recordings_when_no_hook_takes_them(
         async def saved() -> list[Any]:
             player = app.load_player(player_id)  # noqa: SLF001
             player.deposit(5, "d2")
-            return await app.save_in_loop(player)  # noqa: SLF001
+            return await app.store.save_in_loop(player)
 
         assert asyncio.run(saved()) == []
         assert app.player_state(player_id)["balance"] == balance + 5
-    with Hooked.from_url(postgres_url) as hooked:
-        assert es_compat.hooked_after_recording(hooked)
+    with hooked(postgres_url) as hooked_app:
+        assert es_compat.hooked_after_recording(hooked_app.store)

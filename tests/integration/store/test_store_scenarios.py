@@ -21,7 +21,8 @@ from domain.errors import (
 )
 from domain.game.progress import multiplier_of
 from domain.ledger.player import Player, player_aggregate_id
-from infrastructure.application import SNAPSHOT_EVERY, PumpkinApplication
+from infrastructure.application import PumpkinApplication
+from infrastructure.store.event_store import SNAPSHOT_EVERY
 
 
 def stream(app: PumpkinApplication, player_id: str) -> list[Any]:

@@ -115,7 +115,7 @@ def test_unknown_cancelled_and_expired_campaigns_have_no_free_rounds(served: Any
     clock.advance(3_601)
     assert live(client, j.player_id) == []
     assert code(free_spin(j, "soon")) == "no_free_rounds"
-    assert FreeRoundExpiry(app).pass_once() == [j.player_id]  # recorded as an event
+    assert FreeRoundExpiry(app.free_rounds).pass_once() == [j.player_id]  # recorded as an event
     names = [e["event"] if "event" in e else e.get("name") for e in _trail(client, j.player_id)]
     assert "FreeRoundsExpired" in names and "FreeRoundsCancelled" in names
 

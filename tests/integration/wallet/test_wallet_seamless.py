@@ -18,7 +18,7 @@ from http_support import AUDITOR, OPERATOR, bearer, unique
 from pages_support import csrf_of, form
 from wallet_support import SECRET, WalletPlayer, applied, settle, wallet_service
 
-from infrastructure.application import SpinAttempt
+from infrastructure.wallet.port import Debit
 from infrastructure.wallet.reference import ReferenceWallet, signature
 
 
@@ -182,14 +182,11 @@ def test_a_debit_left_open_by_a_dead_process_is_rolled_back(
     client, service, clock = served
     player = WalletPlayer(client, wallet, balance=10_000)
     # The debit is recorded and applied by the wallet, then the process dies before the round.
-    prepared = service._prepare(
-        player.player_id, player.session_id, 100, "lost-spin", SpinAttempt("")
-    )
-    asyncio.run(service.client.call("debit", {
-        "transaction_id": prepared.transaction_id, "player_id": player.player_id,
-        "session_id": player.session_id, "round_id": prepared.round_id, "amount": 100,
-        "currency": "EUR",
-    }))
+    round_id = f"{player.player_id}.1"
+    service.runner.run(player.player_id, lambda work: work.account().record_debit(
+        "lost-debit", "lost-spin", player.session_id, round_id, 100, clock().timestamp()))
+    asyncio.run(service.wallet.protocol.debit(
+        Debit("lost-debit", player.player_id, player.session_id, round_id, 100)))
     assert wallet.ledger.balances[player.player_id] == 9_900
     assert settle(service, clock) == 1  # stale past the timeout: rolled back
     assert wallet.ledger.balances[player.player_id] == 10_000
@@ -311,12 +308,12 @@ def test_a_spin_refused_by_player_protection_is_recorded_and_debits_nothing(
     in the player's stream (the audit trail, the dispute report), and no debit is sent."""
     client, service, _clock = served
     player = WalletPlayer(client, wallet)
-    service.app.set_limits(player.player_id, {"max_stake": 100})
+    service.set_limits(player.player_id, {"max_stake": 100})
     refused = player.spin(200)
     assert refused.status_code == 409, refused.text
     assert refused.json()["error"]["code"] == "stake_limit"
     assert applied(wallet, "debit", player.player_id) == []
-    events = service.app.events.get(service.app.load_player(player.player_id).id)
+    events = service.events.get(service.load_player(player.player_id).id)
     [recorded] = [e for e in events if type(e).__name__ == "ProtectionRefused"]
     assert (recorded.rule, recorded.session_id, recorded.stake) == (
         "stake_limit", player.session_id, 200

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from ledger_support import open_plain_session
 
 import domain.ledger.player as player_module
 from domain.errors import (
@@ -15,8 +16,9 @@ from domain.errors import (
     RequestIdReused,
     SessionClosed,
 )
-from domain.ledger.player import Player, parse_round_id, round_event_payload
+from domain.ledger.player import Player, parse_round_id
 from domain.ledger.recall import round_view
+from domain.ledger.round_events import round_event_payload
 
 SEED = bytes(range(32))
 
@@ -24,7 +26,7 @@ SEED = bytes(range(32))
 def new_player(balance: int = 10_000) -> Player:
     player = Player.register("jo")
     player.deposit(balance, "funding")
-    player.open_session("s1", "a" * 64)
+    open_plain_session(player, "s1", "a" * 64)
     return player
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from ledger_support import open_plain_session
 
 from domain.game.progress import halves_of
 from domain.ledger.player import Player
@@ -76,7 +77,7 @@ def test_stake_placed_and_round_settled_are_upcast_through_every_version() -> No
 def test_new_round_events_store_integer_halves() -> None:
     player = Player.register("hal")
     player.deposit(10_000, "d1")
-    player.open_session("s1", "f" * 64)
+    open_plain_session(player, "s1", "f" * 64)
     player.spin("s1", 20, "r1", bytes(range(32)))
     events = {type(e).__name__: vars(e) for e in player.collect_events()}
     for name in ("StakePlaced", "RoundSettled"):
