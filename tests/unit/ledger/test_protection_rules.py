@@ -1,4 +1,4 @@
-"""Player protection's rules, each on SQLite and PostgreSQL, with a clock the test moves."""
+"""Player protection's rules, on the in-memory store, with a clock the test moves."""
 
 from __future__ import annotations
 
