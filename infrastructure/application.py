@@ -73,11 +73,11 @@ class PumpkinApplication:
         self.players = PlayerRepository(self.store)
         self.runner = CommandRunner(self.players, WalletAccounts(self.store))
         self.wallet = wallet(self.runner, self.rules)
+        self.rounds = RoundReads(self.players)
         self.sessions = SessionCommands(
-            self.runner, SessionDirectory(self.store), self.seed_vault, self.rules
+            self.runner, SessionDirectory(self.store), self.seed_vault, self.rules, self.rounds
         )
         self.runner.companions = self.sessions.keys_closed
-        self.rounds = RoundReads(self.players)
         self.spins = SpinCommands(self.runner, self.sessions, self.wallet, self.rounds, self.rules)
         self.protection = ProtectionCommands(self.runner, self.sessions, self.rules)
         self.free_rounds = FreeRoundCommands(self.runner, self.rules)

@@ -269,8 +269,7 @@ def settle_heap() -> None:
 def _end_with_parent() -> None:
     """Ask Linux to SIGTERM this worker when the `pumpkin serve` process that started it dies,
     even by SIGKILL (which the supervisor, infrastructure/http/workers.py, cannot pass on):
-    otherwise
-    the orphaned workers go on serving, holding the port and store connections. Elsewhere:
+    otherwise the orphaned workers go on serving, holding the port and store connections. Elsewhere:
     nothing."""
     if not sys.platform.startswith("linux"):
         return

@@ -1,16 +1,15 @@
-"""`pumpkin`: the command line of docs/CONTRACT.md. Each command is a thin shell over the module
-that does the work; those modules are imported when their command runs, so `pumpkin --help` is
-fast and a command whose module is missing says so instead of breaking the others."""
+"""`pumpkin`: the command line of docs/CONTRACT.md. Each command is a thin shell over the plain
+function that does the work, imported inside the command (so `pumpkin --help` stays fast and a
+command pays only for its own modules) and called with named, typed arguments."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -38,14 +37,6 @@ def _settings() -> Settings:
         raise typer.Exit(2) from None
     configure_logging(settings.log_format, settings.log_level)
     return settings
-
-
-def _function(module: str, name: str) -> Any:
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as exc:
-        typer.echo(f"pumpkin: {module}.{name} is not available in this build ({exc})", err=True)
-        raise typer.Exit(2) from None
 
 
 @contextmanager
@@ -178,8 +169,12 @@ def simulate(
     Prints RTP with its 99% confidence interval, hit frequency, feature frequencies and the
     largest win.
     """
-    run = _function("infrastructure.mathtools.commands", "simulate")
-    _exit_with(run(spins, level, hw_mult, fs_mult, seed, workers, json_out, report, ray))
+    from infrastructure.mathtools.commands import simulate as run
+
+    _exit_with(run(
+        spins=spins, level=level, hw_mult=hw_mult, fs_mult=fs_mult, seed=seed, workers=workers,
+        json_out=json_out, report_dir=report, ray_address=ray,
+    ))
 
 
 @app.command("math")
@@ -196,8 +191,11 @@ def math_figures(
 ) -> None:
     """Print the computed (not simulated) figures: RTP and its parts, hit frequency, feature
     frequencies, sd and volatility index, max-win odds with their method."""
-    run = _function("infrastructure.mathtools.math_figures", "math_command")
-    _exit_with(run(level, hw_mult, fs_mult, json_out, screens))
+    from infrastructure.mathtools.math_figures import math_command
+
+    _exit_with(math_command(
+        level=level, hw_mult=hw_mult, fs_mult=fs_mult, json_out=json_out, screens=screens
+    ))
 
 
 @app.command()
@@ -205,7 +203,9 @@ def rules(
     json_out: Annotated[bool, typer.Option("--json", help="Print the document as JSON.")] = False,
 ) -> None:
     """Print the rules document: stakes, paylines, paytable, per-level RTP, max win."""
-    _exit_with(_function("infrastructure.mathtools.commands", "rules")(json_out))
+    from infrastructure.mathtools.commands import rules as print_rules
+
+    _exit_with(print_rules(json_out=json_out))
 
 
 @app.command()
@@ -218,7 +218,9 @@ def rng(
     The first N bytes of the stream that a round with SEED draws from, for testing labs'
     statistical suites: `pumpkin rng --seed <64 hex> --bytes 1000000 > stream.bin`.
     """
-    _exit_with(_function("infrastructure.mathtools.commands", "rng")(seed, n_bytes))
+    from infrastructure.mathtools.commands import rng as write_stream
+
+    _exit_with(write_stream(seed_hex=seed, n_bytes=n_bytes))
 
 
 @app.command()
@@ -239,12 +241,13 @@ def verify(
     seed and model version, checks every closed session's commitment and seeds, and checks the
     store against a signed checkpoint (--checkpoint FILE, else the latest one stored).
     """
+    from infrastructure.audit.verification import verify_command
+
     settings = _settings()
-    _exit_with(
-        _function("infrastructure.audit.verification", "verify_command")(
-            settings, player, json_out, None, checkpoint, public_key
-        )
-    )
+    _exit_with(verify_command(
+        settings, player=player, json_out=json_out, checkpoint=checkpoint,
+        public_key=public_key,
+    ))
 
 
 @app.command()
@@ -255,11 +258,11 @@ def checkpoint(
 ) -> None:
     """Record a checkpoint: every stream's head version and hash under a Merkle root signed
     with the operator's Ed25519 key (PUMPKIN_CHECKPOINT_KEY_FILE)."""
+    from infrastructure.audit.checkpoint_commands import checkpoint_command
+
     settings = _settings()
     with _store_reachable(settings):
-        code = _function("infrastructure.audit.checkpoint_commands", "checkpoint_command")(
-            settings, out
-        )
+        code = checkpoint_command(settings, out=out)
     _exit_with(code)
 
 
@@ -275,26 +278,26 @@ def dispute(
     collections and feature states, the settlement arithmetic, and the verdict: the round
     re-derived by the engine and its place in the stream's hash chain. Exit 0 if it verifies.
     """
+    from infrastructure.audit.dispute import dispute_command
+
     settings = _settings()
-    _exit_with(
-        _function("infrastructure.audit.dispute", "dispute_command")(
-            settings, round_id, out, json_out
-        )
-    )
+    _exit_with(dispute_command(settings, round_id=round_id, out=out, json_out=json_out))
 
 
 @projections_app.command("run")
 def projections_run() -> None:
     """Follow the event store into the read models until stopped (SIGTERM or Ctrl-C)."""
-    settings = _settings()
-    _function("projections.runner", "run")(settings)
+    from projections.runner import run
+
+    run(_settings())
 
 
 @projections_app.command("rebuild")
 def projections_rebuild() -> None:
     """Drop the read models and replay the whole event store into them from zero."""
-    settings = _settings()
-    position = _function("projections.runner", "rebuild")(settings)
+    from projections.runner import rebuild
+
+    position = rebuild(_settings())
     typer.echo(f"read models rebuilt up to event {position}")
 
 
@@ -305,15 +308,17 @@ def projections_export(
     out: Annotated[Path | None, typer.Option(help="Write here instead of stdout.")] = None,
 ) -> None:
     """Export the audit trail (every event flattened, with its hashes) as CSV or JSON lines."""
+    from projections.export import export_audit
+
     if fmt not in ("csv", "jsonl"):
         raise typer.BadParameter("--format is csv or jsonl")
     settings = _settings()
-    export = _function("projections.export", "export_audit")
+    chosen: Literal["csv", "jsonl"] = "csv" if fmt == "csv" else "jsonl"
     if out is None:
-        count = export(settings, sys.stdout, fmt, player)
+        count = export_audit(settings, sys.stdout, chosen, player)
     else:
         with out.open("w", encoding="utf-8", newline="") as handle:
-            count = export(settings, handle, fmt, player)
+            count = export_audit(settings, handle, chosen, player)
     typer.echo(f"{count} events exported", err=True)
 
 

@@ -6,25 +6,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from domain.ledger.audit_trail import AUDIT_COLUMNS
 from projections.events import RecordedEvent
 from projections.recorders import Sql, View
-
-AUDIT_COLUMNS = (
-    "position",
-    "stream_id",
-    "version",
-    "player_id",
-    "name",
-    "timestamp",
-    "round_id",
-    "amount",
-    "stake",
-    "win",
-    "balance_after",
-    "prev_hash",
-    "hash",
-    "data",
-)
 
 
 class AuditTrailView(View):

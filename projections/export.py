@@ -7,8 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any, Literal, TextIO
 
-from projections.audit import AUDIT_COLUMNS
-from projections.csv_cells import neutral_row
+from domain.ledger.audit_trail import AUDIT_COLUMNS, neutral_row
 from projections.database import (
     Datastore,
     HasDatabaseUrl,

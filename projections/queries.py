@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from domain.ledger.round_features import FEATURE_EVENTS
 from projections import console_reads
 from projections.database import (
     HasDatabaseUrl,
@@ -20,7 +21,6 @@ from projections.database import (
     open_datastore,
 )
 from projections.recorders import Row, Sql
-from projections.rounds import FEATURE_EVENTS
 from projections.rtp_growth import read_growth
 from projections.stats_report import read_stats
 from projections.views import all_views

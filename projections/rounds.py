@@ -8,18 +8,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain.ledger.recall import round_view
+from domain.ledger.round_features import FEATURE_EVENTS, round_features
 from projections.events import RecordedEvent
 from projections.recorders import Sql, View
 from projections.round_assembly import PendingRounds
 
+
 # A feature is in a round when one of these events is.
-FEATURE_EVENTS = {
-    "free_spins": ("FreeSpinsAwarded", "FreeSpinsStarted"),
-    "hold_and_win": ("HoldAndWinStarted",),
-    "jackpot": ("JackpotWon",),
-}
-
-
 class RoundsView(View):
     name = "rounds"
     tables = ("view_rounds", "view_rounds_pending")
@@ -48,12 +43,6 @@ class RoundsView(View):
         rows = [round_row(db, part) for part in self.pending.settled_rounds(db, events)]
         if rows:
             db.insert("view_rounds", tuple(rows[0]), rows)
-
-
-def round_features(names: Sequence[str]) -> list[str]:
-    return [
-        feature for feature, marks in FEATURE_EVENTS.items() if any(name in marks for name in names)
-    ]
 
 
 def round_row(db: Sql, events: Sequence[RecordedEvent]) -> dict[str, Any]:

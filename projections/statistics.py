@@ -13,11 +13,11 @@ from typing import Any
 from domain.game.model import state_key
 from domain.game.progress import Progress, unlock_if_due
 from domain.ledger.recorded_progress import recorded_progress
+from domain.ledger.round_features import FEATURE_EVENTS, round_features
 from projections import free_round_stats
 from projections.events import RecordedEvent
 from projections.recorders import Sql, View
 from projections.round_assembly import PendingRounds
-from projections.rounds import FEATURE_EVENTS, round_features
 
 LARGEST_WINS_KEPT = 100
 _COUNTERS = ("rounds", "staked", "won", *FEATURE_EVENTS, "max_win_hits")
@@ -93,7 +93,7 @@ class StatisticsView(View):
             if win > 0:
                 wins.append(_largest_win_row(part, bucket, win))
         _add_buckets(db, buckets)
-        _add_jackpots(db, jackpots)
+        add_jackpots(db, jackpots)
         _keep_largest_wins(db, wins)
         free_round_stats.add_free_rounds(db, events, free_rounds)
 
@@ -137,7 +137,7 @@ def _add_buckets(db: Sql, buckets: dict[Bucket, dict[str, Any]]) -> None:
     )
 
 
-def _add_jackpots(db: Sql, jackpots: dict[tuple[Bucket, str], list[int]]) -> None:
+def add_jackpots(db: Sql, jackpots: dict[tuple[Bucket, str], list[int]]) -> None:
     db.execute_many(
         "INSERT INTO view_stats_jackpots VALUES "
         "(:day, :level, :state, :model_version, :tier, :count, :amount) "

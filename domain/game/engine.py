@@ -2,8 +2,7 @@
 
 Pure and deterministic: the same inputs give the same facts, byte for byte, on any machine.
 The compiled kernel (domain.game.kernel) plays the round from the seed's ChaCha20 stream and writes
-a
-trace; this module turns the trace into the named facts of domain.game.facts, in money (minor
+a trace; this module turns the trace into the named facts of domain.game.facts, in money (minor
 units).
 The Spin Progress meter (steps 2 and 11 of a normal spin) is applied here, around the kernel.
 """

@@ -331,10 +331,12 @@ class Player(Aggregate):
     # -- rounds --------------------------------------------------------------------------------
 
     def spin_replayed(
-        self, session_id: str, stake: int, request_id: str, client_seed: str = ""
+        self, session_id: str, stake: int, request_id: str, client_seed: str = "",
+        free_round: str | None = None,
     ) -> int | None:
         """The version of the StakePlaced of a spin already recorded with this request id."""
-        previous = self.replayed(request_id, spin_fingerprint(session_id, stake, client_seed))
+        fingerprint = spin_fingerprint(session_id, stake, client_seed, free_round)
+        previous = self.replayed(request_id, fingerprint)
         return None if previous is None else int(previous)
 
     def next_nonce(self, session_id: str) -> int:

@@ -216,7 +216,7 @@ class StakePlaced(PlayerEvent):
             player.free_rounds = {**player.free_rounds, self.free_round: played}
         player.remember(
             self.request_id,
-            spin_fingerprint(self.session_id, self.stake, self.client_seed),
+            spin_fingerprint(self.session_id, self.stake, self.client_seed, self.free_round),
             self.originator_version,
         )
 
@@ -440,7 +440,15 @@ PROTECTION_EVENT_NAMES = frozenset(cls.__name__ for cls in PROTECTION_EVENTS)
 # -- request fingerprints --------------------------------------------------------------------
 
 
-def spin_fingerprint(session_id: str, stake: int, client_seed: str) -> str:
-    """What a spin's request id stands for ("" client seed: the spelling before seeds)."""
+FREE_ROUND_MARK = "\nfree_round="  # no client seed, session or campaign id holds a newline
+
+
+def spin_fingerprint(
+    session_id: str, stake: int, client_seed: str, free_round: str | None = None
+) -> str:
+    """What a spin's request id stands for: its session, stake, client seed ("": the spelling
+    before seeds) and, for a free round, its campaign (a paid spin's spelling is the one it
+    always had, so a free round never replays a paid spin's request, nor the reverse)."""
     base = f"spin:{session_id}:{stake}"
-    return f"{base}:{client_seed}" if client_seed else base
+    spelled = f"{base}:{client_seed}" if client_seed else base
+    return f"{spelled}{FREE_ROUND_MARK}{free_round}" if free_round else spelled

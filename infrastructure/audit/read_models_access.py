@@ -101,7 +101,7 @@ def round_summary(played: dict[str, Any]) -> dict[str, Any]:
 
 
 def _features(event_names: list[str]) -> list[str]:
-    from projections.rounds import round_features
+    from domain.ledger.round_features import round_features
 
     return list(round_features(event_names))
 

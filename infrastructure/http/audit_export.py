@@ -122,8 +122,7 @@ def _jsonl(rows: Rows) -> Chunks:
 
 
 def _csv(rows: Rows) -> Chunks:
-    from projections.audit import AUDIT_COLUMNS
-    from projections.csv_cells import neutral_row
+    from domain.ledger.audit_trail import AUDIT_COLUMNS, neutral_row
 
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=AUDIT_COLUMNS)

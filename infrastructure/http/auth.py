@@ -1,8 +1,9 @@
 """Who is asking: the operator key, the auditor key, or a player's session token.
 
-Keys are compared in constant time. A token whose session is closed still names its session, so
-its own spin endpoint can answer 409 session_closed (or replay a spin it played); everywhere
-else it is refused with 401.
+Keys are compared in constant time. A token whose session is closed still names its session
+for 30 days after the close (the service's session_for_token), read-only: its session and that
+session's rounds (may_read_session, may_read_round), and its own spin endpoint, which answers 409
+session_closed (or replays a spin it played); everywhere else it is refused with 401.
 Another player's data (or another session) answers a player's token exactly as a missing one
 (404, the same code and message): ids are guessable, existence must not leak.
 """
@@ -21,7 +22,7 @@ from fastapi.security.utils import get_authorization_scheme_param
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
-from domain.errors import PlayerNotFound, SessionNotFound
+from domain.errors import PlayerNotFound, RoundNotFound, SessionNotFound
 from infrastructure.http.anonymous_limit import client_address
 from infrastructure.http.deps import Deps, HttpDeps
 from infrastructure.http.errors import ApiError, forbidden, unauthorized
@@ -65,6 +66,26 @@ class Caller:
         # A closed session is refused by the application (409 session_closed), after it has
         # answered a replayed request id with the round that request played.
         self._own_session(session_id)
+
+    def may_read_session(self, session_id: str) -> None:
+        """A closed session's token reads its own session only (read-only); an open one's,
+        its player's sessions (another player's: 404, as the route answers)."""
+        if self.role == "player" and self.session is not None and not self.session.open:
+            if self.session.session_id != session_id:
+                self._live_player()
+
+    def may_read_round(self, player_id: str, session_id: str) -> None:
+        """A round the caller may read: any for the operator and the auditor; its own player's
+        for an open session's token (another's: 404, exactly as a missing one); the rounds of
+        its own session for a closed session's token (anything else: 401)."""
+        if self.role != "player":
+            return
+        if self.session is not None and not self.session.open:
+            if self.session.session_id != session_id:
+                self._live_player()
+            return
+        if not self.reaches_player(player_id):
+            raise RoundNotFound("no such round")  # another player's: exactly as a missing one
 
     def may_answer_reality_check(self, session_id: str) -> None:
         if self.role != "player":

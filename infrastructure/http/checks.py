@@ -1,6 +1,5 @@
 """Format and range rules on request values (domain.ledger.identifiers), raised as the domain's
-named
-errors before a request reaches the service."""
+named errors before a request reaches the service."""
 
 from __future__ import annotations
 

@@ -108,6 +108,10 @@ class Session(SessionSummary):
     elapsed_seconds: int
     seed_commitment: str | None
     server_seed: str | None
+    # Who closed it: player, operator, idle, exclusion, reality_check, session_time_limit
+    # (null while open, and for closes from before it was recorded).
+    closed_by: str | None = None
+    round_ids: list[str] = []  # the session's rounds, in order
 
 
 class PlayerState(BaseModel):

@@ -25,7 +25,7 @@ _ISO_TIME = re.compile(
 )
 
 
-def _iso_time(value: str | None) -> str | None:
+def iso_time(value: str | None) -> str | None:
     """An ISO-8601 date or time both stores understand (PostgreSQL refused the rest with a 500)."""
     if value is None:
         return None
@@ -46,7 +46,7 @@ Time = Annotated[
         description="ISO-8601, e.g. 2026-11-30",
         json_schema_extra=schema_rules.iso_time(_ISO_TIME.pattern),
     ),
-    AfterValidator(_iso_time),
+    AfterValidator(iso_time),
 ]
 PlayerFilter = Annotated[str | None, Query(pattern=f"^{PLAYER_ID_PATTERN}$")]
 ModelFilter = Annotated[str | None, Query(max_length=80, pattern=r"^[\x21-\x7e]+$")]

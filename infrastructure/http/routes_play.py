@@ -40,7 +40,7 @@ def close_session(
     body: Annotated[Empty | None, Body()] = None,
 ) -> Any:
     caller.may_close(session_id)
-    summary = deps.service.close_session(session_id)
+    summary = deps.service.close_session(session_id, closed_by=caller.role)
     open_sessions: OpenSessionCache = request.app.state.open_sessions
     open_sessions.forget_session(session_id)
     return summary

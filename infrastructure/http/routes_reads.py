@@ -47,13 +47,14 @@ def round_by_id(
 
 
 def readable_round(round_id: str, caller: Caller, deps: HttpDeps) -> dict[str, Any]:
-    """The round, if the caller may read it (its own player, the operator or the auditor);
-    another player's round is 404, exactly as a missing one."""
-    if caller.role == "player":
-        caller.may_read_player(caller.session.player_id if caller.session else "")
+    """The round, if the caller may read it (Caller.may_read_round: its own player's, or a
+    closed session's token its session's; the operator and the auditor any); another player's
+    round is 404, exactly as a missing one."""
     played = deps.rounds.round(round_id)
-    if played is None or not caller.reaches_player(played["player_id"]):
-        raise RoundNotFound(f"no round {round_id}")  # another player's: exactly as a missing one
+    if played is None:
+        caller.may_read_round("", "")  # a closed session's token: 401 as for any other round
+        raise RoundNotFound(f"no round {round_id}")
+    caller.may_read_round(str(played["player_id"]), str(played["session_id"]))
     return played
 
 

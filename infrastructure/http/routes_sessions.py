@@ -18,17 +18,17 @@ router = APIRouter(tags=["play"], responses=ERRORS)  # type: ignore[arg-type]
 
 @router.get("/sessions/current", response_model=Session)
 def current_session(caller: CallerDep, deps: Deps) -> Any:
+    """The token's session, open or closed (a closed one's token reads it for 30 days)."""
     if caller.role != "player" or caller.session is None:
         raise forbidden("the current session is a player token's")
-    caller.may_read_player(caller.session.player_id)
     return deps.service.session(caller.session.session_id)
 
 
 @router.get("/sessions/{session_id}", response_model=Session)
 def session(session_id: str, caller: CallerDep, deps: Deps) -> Any:
+    caller.may_read_session(session_id)
     found = deps.service.session(session_id)
     if caller.role == "player":
-        caller.may_read_player(caller.session.player_id if caller.session else "")
         if caller.session is None or caller.session.player_id != found["player_id"]:
             raise SessionNotFound(f"no session {session_id!r}")  # as if it did not exist
     return found

@@ -15,8 +15,9 @@ from urllib.parse import parse_qs
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from domain.ledger.round_features import FEATURE_EVENTS
 from infrastructure.http.deps import Deps, HttpDeps
-from infrastructure.http.routes_audit import _iso_time
+from infrastructure.http.routes_audit import iso_time
 from infrastructure.pages.console_auth import (
     PRE_COOKIE,
     SESSION_COOKIE,
@@ -26,7 +27,6 @@ from infrastructure.pages.console_auth import (
 from infrastructure.pages.rtp import state_rtps
 from infrastructure.pages.svg import rtp_chart
 from infrastructure.pages.web import page, pages_of
-from projections.rounds import FEATURE_EVENTS
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 
@@ -237,8 +237,8 @@ def _search(filters: Mapping[str, str]) -> dict[str, Any]:
         raise ValueError(f"feature is one of {', '.join(FEATURE_EVENTS)}")
     return {
         "player_id": player or None,
-        "since": _iso_time(filters["since"] or None),
-        "until": _iso_time(filters["until"] or None),
+        "since": iso_time(filters["since"] or None),
+        "until": iso_time(filters["until"] or None),
         "min_win": _whole(filters["min_win"], "min win", 0, 2**63 - 1),
         "feature": filters["feature"] or None,
         "model_version": model or None,

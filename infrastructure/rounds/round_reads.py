@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from domain.errors import PlayerNotFound, RoundNotFound
-from domain.ledger.identifiers import parse_round_id, player_aggregate_id
+from domain.ledger.identifiers import parse_round_id, player_aggregate_id, round_id_of
 from domain.ledger.player import Player
 from domain.ledger.recall import round_view
 from domain.ledger.round_events import in_round, round_event_payload
@@ -42,6 +42,32 @@ class RoundReads:
         """The player's round ids, newest first."""
         player = self.players.load(player_id)
         return [f"{player_id}.{n}" for n in range(player.rounds, 0, -1)]
+
+    def session_round_ids(
+        self, player_id: str, session_id: str, span: tuple[int, int] | None, spins: int
+    ) -> list[str]:
+        """The session's round ids in order. span: the player's round numbers its rounds lie
+        within (None: not known, a session from before they were kept); when it holds exactly
+        `spins` numbers they are all the session's, else its stretch of the stream is read."""
+        aggregate_id = player_aggregate_id(player_id)
+        after = 0
+        if span is not None:
+            first, last = span
+            if last - first + 1 == spins:
+                return [round_id_of(player_id, n) for n in range(first, last + 1)]
+            if spins == 0 or last < first:
+                return []
+            after = self._find_round_start(aggregate_id, first, self._last_version(player_id)) - 1
+        found: list[str] = []
+        for event in self.events.get(aggregate_id, gt=after):
+            if isinstance(event, Player.StakePlaced) and event.session_id == session_id:
+                found.append(event.round_id)
+                if len(found) == spins:
+                    break
+        return found
+
+    def _last_version(self, player_id: str) -> int:
+        return self.players.load(player_id).version
 
     def round_from(self, player_id: str, start_version: int) -> dict[str, Any]:
         """The round whose StakePlaced is at `start_version` of the player's stream."""

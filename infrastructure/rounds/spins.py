@@ -110,7 +110,7 @@ class SpinCommands:
         player = work.player
         stake = self._stake(player, order)
         replayed = player.spin_replayed(
-            order.session_id, stake, order.request_id, order.client_seed
+            order.session_id, stake, order.request_id, order.client_seed, order.free_round
         )
         if replayed is not None:
             return replayed
@@ -130,7 +130,9 @@ class SpinCommands:
         player = work.player
         session_id = order.session_id
         stake = self._stake(player, order)
-        replayed = player.spin_replayed(session_id, stake, order.request_id, order.client_seed)
+        replayed = player.spin_replayed(
+            session_id, stake, order.request_id, order.client_seed, order.free_round
+        )
         if replayed is not None:
             return replayed
         now = self.rules.now()

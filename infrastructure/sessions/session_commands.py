@@ -6,12 +6,17 @@ stores it only sealed (seed_vault.py); every command that closes a session (here
 protection's) reveals it, opened by `server_seed`. A close records the session as it closed on
 its SessionKey (keys.py), in the same transaction as the player's SessionClosed: `keys_closed`,
 which the command runner saves with every decision that closes sessions.
+
+A closed session's token stays valid, read-only, for READ_ONLY_DAYS after the close, whoever
+closed it (`closed_by`: player, operator, idle, exclusion, reality_check, session_time_limit),
+so the player can check its rounds: past that, the token names no session.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import uuid4
 
@@ -20,12 +25,16 @@ from domain.ledger.identifiers import player_aggregate_id
 from domain.ledger.player import Player
 from domain.ledger.sessions import closed_view, idle_seconds, open_view
 from infrastructure.ports import SessionRef
+from infrastructure.rounds.round_reads import RoundReads
 from infrastructure.rules_in_force import RulesInForce
 from infrastructure.sessions.fair_sessions import legacy_closed_view
 from infrastructure.sessions.keys import SessionDirectory, SessionKey, issued_keys, token_hash
 from infrastructure.sessions.seed_vault import SeedVault
 from infrastructure.store.command_runner import CommandRunner, NotInMemory, Work
 from infrastructure.store.player_repository import PlayerRepository
+
+READ_ONLY_DAYS = 30
+ROUND_SPAN = "round_span"  # on a SessionKey's close: where the session's rounds lie
 
 
 class SessionCommands:
@@ -35,12 +44,14 @@ class SessionCommands:
         directory: SessionDirectory,
         vault: SeedVault,
         rules: RulesInForce,
+        rounds: RoundReads,
     ) -> None:
         self.runner = runner
         self.players: PlayerRepository = runner.players
         self.directory = directory
         self.vault = vault
         self.rules = rules
+        self.rounds = rounds
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -117,27 +128,43 @@ class SessionCommands:
         for closed in closes:
             entry = work.sessions_before[closed.session_id]
             key = self.directory.session_key(closed.session_id)
-            key.close(closed_view(
+            view = closed_view(
                 closed.session_id, work.player_id, entry, closed.timestamp,
                 reveals.get(closed.session_id), closed.reason,
-            ))
+            )
+            span = entry.round_span()
+            key.close({**view, ROUND_SPAN: None if span is None else list(span)})
             yield key
 
     # -- reads ---------------------------------------------------------------------------------
 
     def session(self, session_id: str) -> dict[str, Any]:
-        """The session object of CONTRACT.md: from the player while open, then from the
-        SessionKey stream (or, for sessions closed before that, the player's own stream)."""
+        """The session object of CONTRACT.md, with its rounds in order (`round_ids`): from
+        the player while open, then from the SessionKey stream (or, for sessions closed before
+        that, the player's own stream)."""
         player_id = self.directory.player_of(session_id)
         entry = self.players.load(player_id).session(session_id)
         if entry is not None:
-            return open_view(session_id, player_id, entry, self.rules.now())
+            view = open_view(session_id, player_id, entry, self.rules.now())
+            span = entry.round_span()
+        else:
+            view, span = self._closed(session_id, player_id)
+        round_ids = self.rounds.session_round_ids(player_id, session_id, span, view["spins"])
+        return {**view, "round_ids": round_ids}
+
+    def _closed(
+        self, session_id: str, player_id: str
+    ) -> tuple[dict[str, Any], tuple[int, int] | None]:
         key = self.directory.session_key(session_id)
-        if key.closed is not None:
-            return dict(key.closed)
-        return legacy_closed_view(
-            session_id, player_id, self.players.store.events.get(player_aggregate_id(player_id))
-        )
+        if key.closed is None:
+            events = self.players.store.events.get(player_aggregate_id(player_id))
+            return legacy_closed_view(session_id, player_id, events), None
+        view = dict(key.closed)
+        span = view.pop(ROUND_SPAN, None)
+        if span is None:
+            return view, None
+        first, last = span
+        return view, (int(first), int(last))
 
     def session_view(self, session_id: str) -> dict[str, Any]:
         """The session with what protection adds (its reality check) while it is open."""
@@ -147,12 +174,19 @@ class SessionCommands:
         return {**self.session(session_id), **player.reality_check(session_id, now)}
 
     def session_for_token(self, token: str) -> SessionRef | None:
+        """The session a token names: open, or closed less than READ_ONLY_DAYS ago (then
+        read-only); None once that has passed, as for a token that names nothing."""
         known = self.directory.token(token)
         if known is None:
             return None
         session_id, player_id = known
-        player = self.players.load(player_id)
-        return SessionRef(session_id, player_id, player.session_is_open(session_id))
+        if self.players.load(player_id).session_is_open(session_id):
+            return SessionRef(session_id, player_id, True)
+        closed, _span = self._closed(session_id, player_id)
+        closed_at = datetime.fromisoformat(str(closed["closed_at"]))
+        if self.rules.now() - closed_at >= timedelta(days=READ_ONLY_DAYS):
+            return None
+        return SessionRef(session_id, player_id, False)
 
     def known_session_for_token(self, token: str) -> SessionRef | None:
         """The session a token names from what this process already holds (the token's key and
@@ -164,6 +198,6 @@ class SessionCommands:
             return None
         session_id, player_id = known
         player = self.players.newest_known(player_id)
-        if player is None:
-            return None
-        return SessionRef(session_id, player_id, player.session_is_open(session_id))
+        if player is None or not player.session_is_open(session_id):
+            return None  # a closed session's token is judged by its close (from the store)
+        return SessionRef(session_id, player_id, True)

@@ -1,6 +1,6 @@
 """Group commit for an event loop: the async face of infrastructure/store/group_commit.py. Saves
-made
-in the loop thread are committed in groups on one asyncio psycopg connection, in that same thread.
+made in the loop thread are committed in groups on one asyncio psycopg connection, in that same
+thread.
 
 Why not the recorder's threads: with the rounds decided in the loop thread and the commits
 driven by another thread, the two handed the GIL back and forth on every network step of a

@@ -33,7 +33,7 @@ from domain.ledger.wallet_account import WalletAccount
 from infrastructure.store.event_store import Saved
 from infrastructure.store.player_locks import PlayerLocks
 from infrastructure.store.player_repository import PlayerRepository
-from infrastructure.store.request_keys import issued_keys, recorded_key
+from infrastructure.store.request_keys import issued_keys, recalled_fingerprint, recorded_key
 from infrastructure.store.retry_policy import ATTEMPTS, pause_before
 from infrastructure.wallet.accounts import WalletAccounts
 
@@ -246,7 +246,8 @@ class CommandRunner:
         if key is None:
             return None
         work = Work(self, player_id, fresh=True)
-        work.player.recall_request(key.request_id, key.fingerprint, key.answer)
+        fingerprint = recalled_fingerprint(self.store.events, key)
+        work.player.recall_request(key.request_id, fingerprint, key.answer)
         return (decide(work),)
 
     def retrying(self, retry: int) -> None:

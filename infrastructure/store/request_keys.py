@@ -21,9 +21,11 @@ from uuid import UUID, uuid5
 
 from eventsourcing.application import AggregateNotFoundError, Repository
 from eventsourcing.domain import Aggregate
+from eventsourcing.persistence import EventStore
 
-from domain.ledger.identifiers import NAMESPACE
+from domain.ledger.identifiers import NAMESPACE, player_aggregate_id
 from domain.ledger.player import Player
+from domain.ledger.player_events import FREE_ROUND_MARK
 
 
 class RequestKey(Aggregate):
@@ -75,6 +77,20 @@ def issued_keys(player: Player, request_id: str | None) -> list[RequestKey.Issue
         "answer": int(answer),
     }
     return [RequestKey.Issued(**fields)]
+
+
+def recalled_fingerprint(events: EventStore[UUID], key: RequestKey) -> str:
+    """The key's fingerprint as the player's window spells it now. A free round's spin key
+    written before a spin's fingerprint named its campaign names it from the round's StakePlaced
+    (one read, on this rare path), so it still replays and a paid spin's never does."""
+    fingerprint = key.fingerprint
+    if not fingerprint.startswith("spin:") or FREE_ROUND_MARK in fingerprint:
+        return fingerprint
+    stream = player_aggregate_id(key.player_id)
+    for event in events.get(stream, gt=key.answer - 1, lte=key.answer):
+        if isinstance(event, Player.StakePlaced) and event.free_round:
+            return f"{fingerprint}{FREE_ROUND_MARK}{event.free_round}"
+    return fingerprint
 
 
 def recorded_key(

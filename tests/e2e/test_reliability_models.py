@@ -1,8 +1,7 @@
 """Found by bench/soak.py (the same holds for the computed figures, <name>.math.json): once
 `python -m infrastructure.mathtools.par_report` published its results
 beside the model (domain/game/models/pumpkin-v1.par.json, which the rules document reads), every
-spin
-of a freshly started server answered 500: the model registry took the PAR file for a model
+spin of a freshly started server answered 500: the model registry took the PAR file for a model
 (KeyError: 'name')."""
 
 from __future__ import annotations

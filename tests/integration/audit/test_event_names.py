@@ -1,6 +1,5 @@
 """Stored classes have permanent names (domain.ledger.event_names): set in their own class body,
-unique,
-frozen to what the store holds; the hash chain covers that name, so moving a class's module
+unique, frozen to what the store holds; the hash chain covers that name, so moving a class's module
 leaves every stream verifying; a versioned event is upcast as it is read and still chains."""
 
 from __future__ import annotations

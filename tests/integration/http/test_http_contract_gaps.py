@@ -9,7 +9,7 @@ import time
 from fastapi.testclient import TestClient
 from http_support import AUDITOR, OPERATOR, Journey, bearer, served_client
 
-from projections.csv_cells import neutral_cell
+from domain.ledger.audit_trail import neutral_cell
 
 
 def test_a_body_that_cannot_be_decoded_is_422_like_any_invalid_body(api: TestClient) -> None:

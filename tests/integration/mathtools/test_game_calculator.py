@@ -1,6 +1,5 @@
 """The calculator (domain.game.calculator) against the live engine: each computed figure agrees with
-a
-short fixed-seed simulation within 4 of that simulation's real standard errors, and the exact
+a short fixed-seed simulation within 4 of that simulation's real standard errors, and the exact
 parts agree with the independent enumeration and the audit's Hold & Win figure."""
 
 from __future__ import annotations

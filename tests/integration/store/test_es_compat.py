@@ -1,6 +1,5 @@
 """One test per eventsourcing internal the project relies on (infrastructure/store/es_compat.py):
-each
-fails loudly, naming the internal, if a library upgrade changes it."""
+each fails loudly, naming the internal, if a library upgrade changes it."""
 
 from __future__ import annotations
 

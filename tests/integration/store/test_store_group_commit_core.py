@@ -1,6 +1,6 @@
 """The group commit's core (infrastructure/store/group_commit.py), without a database: who leads,
-one
-insert per group, the split on a conflict, an answer per save; run blocking and awaited alike."""
+one insert per group, the split on a conflict, an answer per save; run blocking and awaited
+alike."""
 
 from __future__ import annotations
 

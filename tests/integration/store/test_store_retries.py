@@ -35,8 +35,11 @@ def test_no_race_no_retry(store_url: str) -> None:
 
 def test_the_pause_before_a_retry_is_jittered_and_doubles() -> None:
     for retry in range(1, retry_policy.ATTEMPTS):
-        ceiling = retry_policy.FIRST_PAUSE_SECONDS * 2 ** (retry - 1)
-        assert all(0 <= retry_policy.pause_seconds(retry) <= ceiling for _ in range(50))
+        ceiling = retry_policy.FIRST_PAUSE_SECONDS * 2 ** (retry - 1)  # doubles with each retry
+        pauses = [retry_policy.pause_seconds(retry) for _ in range(400)]
+        assert all(0 <= pause <= ceiling for pause in pauses)
+        assert len(set(pauses)) > 390  # jittered: no two racers wait alike
+        assert min(pauses) < ceiling / 4 and max(pauses) > ceiling * 3 / 4  # the whole range
 
 
 def test_a_spin_decided_in_the_event_loop_that_loses_its_race_counts_as_a_retry(

@@ -1,6 +1,5 @@
 """The id and amount rules are defined once (domain.ledger.identifiers): the HTTP checks and the
-Player
-aggregate accept and refuse exactly the same values, with the same named errors."""
+Player aggregate accept and refuse exactly the same values, with the same named errors."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Found by bench/soak.py: the first round that won a jackpot stalled the statistics view for
-good (its INSERT lacked the `state` parameter), so the read models never caught up again."""
+"""The statistics view counts jackpots per state. Found by bench/soak.py: the first round that
+won a jackpot stalled the statistics view for good (its INSERT lacked the `state` parameter), so
+the read models never caught up again."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sqlite3
 
 from projections.database import SQLITE
 from projections.recorders import Sql
-from projections.statistics import StatisticsView, _add_jackpots
+from projections.statistics import StatisticsView, add_jackpots
 
 
 def test_a_jackpot_is_counted_in_the_statistics_of_the_state_it_was_won_in() -> None:
@@ -16,8 +17,8 @@ def test_a_jackpot_is_counted_in_the_statistics_of_the_state_it_was_won_in() -> 
     for statement in StatisticsView().ddl():
         cursor.execute(SQLITE.ddl(statement))
     bucket = ("2026-11-30", 3, "L3", "pumpkin-v1")
-    _add_jackpots(Sql(cursor, SQLITE), {(bucket, "MINI"): [2, 500]})
-    _add_jackpots(Sql(cursor, SQLITE), {(bucket, "MINI"): [1, 250]})
+    add_jackpots(Sql(cursor, SQLITE), {(bucket, "MINI"): [2, 500]})
+    add_jackpots(Sql(cursor, SQLITE), {(bucket, "MINI"): [1, 250]})
     rows = cursor.execute(
         "SELECT day, level, state, model_version, tier, count, amount FROM view_stats_jackpots"
     ).fetchall()

@@ -1,4 +1,5 @@
-"""CSV cells a spreadsheet will not run as a formula (issue 17, finding 12).
+"""The audit trail as exported (GET /audit/events, `pumpkin projections export`): its columns,
+and its cells as a spreadsheet must read them.
 
 Ids may start with `-` (the contract's rule, 1-64 of A-Za-z0-9_-), and a spreadsheet opening the
 audit export reads a cell that starts with = + - @ (or a tab or carriage return) as a formula:
@@ -11,6 +12,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+AUDIT_COLUMNS = (
+    "position",
+    "stream_id",
+    "version",
+    "player_id",
+    "name",
+    "timestamp",
+    "round_id",
+    "amount",
+    "stake",
+    "win",
+    "balance_after",
+    "prev_hash",
+    "hash",
+    "data",
+)
 FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
 
 

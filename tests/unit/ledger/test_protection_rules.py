@@ -1,4 +1,4 @@
-"""Player protection's rules, each on SQLite and PostgreSQL, with a clock the test moves."""
+"""Player protection's rules, on the in-memory store, with a clock the test moves."""
 
 from __future__ import annotations
 
@@ -60,15 +60,19 @@ def test_the_minimum_round_time_counts_per_session(service: PumpkinApplication) 
     player_id = funded_player(service)
     first, _ = service.open_session(player_id)
     second, _ = service.open_session(player_id)
-    service.spin(first, 100, "r1")
-    service.spin(second, 100, "r2")
+    played = [service.spin(first, 100, "r1"), service.spin(second, 100, "r2")]  # at once
+    assert [r["round_id"] for r in played] == [f"{player_id}.1", f"{player_id}.2"]
+    assert "ProtectionRefused" not in event_names(service, player_id)
 
 
 def test_the_none_profile_has_no_minimum_round_time(service: PumpkinApplication) -> None:
     protected(service, "none")
-    session_id, _ = service.open_session(funded_player(service))
-    for n in range(3):
+    player_id = funded_player(service)
+    session_id, _ = service.open_session(player_id)
+    for n in range(3):  # back to back, the clock standing still
         service.spin(session_id, 100, f"r{n}")
+    assert service.session(session_id)["spins"] == 3
+    assert "ProtectionRefused" not in event_names(service, player_id)
 
 
 def test_a_stake_above_the_profiles_or_the_players_max_stake_is_refused(
@@ -128,9 +132,12 @@ def test_a_reality_check_interval_is_15_30_or_60_minutes(service: PumpkinApplica
 
 
 def test_the_none_profile_has_no_reality_checks(service: PumpkinApplication) -> None:
-    clock, _, session_id = protected_session(service, "none", 15)
+    clock, player_id, session_id = protected_session(service, "none", 15)
     clock.move(hours=5)
     service.spin(session_id, 100, "r1")
+    assert service.session(session_id)["spins"] == 1
+    assert service.reality_check(session_id, True)["reality_check_minutes"] is None
+    assert "ProtectionRefused" not in event_names(service, player_id)
 
 
 def _play(service: PumpkinApplication, session_id: str, clock: Any, count: int) -> list[Any]:
