@@ -38,6 +38,9 @@ RETRY_AFTER_SECONDS = 1.0
 
 def open_event_store(url: str) -> PumpkinStore:
     """The event store, for its recorder (the feed), mapper (decoding) and name (tracking)."""
+    # The sessions' keys register their stored names when imported: a reader that never built
+    # the write side must still decode their events.
+    import infrastructure.sessions.keys  # noqa: F401
     from infrastructure.store.event_store import PumpkinStore
     from infrastructure.store.persistence import ensure_database, event_store_env
 

@@ -62,9 +62,15 @@ def test_simulate_passes_the_ray_address_or_none_for_a_local_cluster(
     from typer.testing import CliRunner
 
     from infrastructure import cli
+    from infrastructure.mathtools import commands
 
     seen: list[object] = []
-    monkeypatch.setattr(cli, "_function", lambda module, name: lambda *a: seen.append(a[-1]) or 0)
+
+    def run(**named: object) -> int:
+        seen.append(named["ray_address"])
+        return 0
+
+    monkeypatch.setattr(commands, "simulate", run)
     argv = cli.with_ray_default(["simulate", *args, "--spins", "10"])
     result = CliRunner().invoke(cli.app, argv)
     assert result.exit_code == 0, result.output
