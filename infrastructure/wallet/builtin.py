@@ -7,12 +7,15 @@ events, in its one transaction, so nothing is taken before the round nor sent af
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
+from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
 from prometheus_client import CollectorRegistry
 
 from infrastructure.store.command_runner import CommandRunner, Work
 from infrastructure.wallet.port import NOTHING_TAKEN, Judge, Runs, SpinOrder, StakeTaken
+
+_NO_TURN: AbstractAsyncContextManager[None] = nullcontext()
 
 
 class BuiltInWallet:
@@ -35,6 +38,9 @@ class BuiltInWallet:
 
     def settlement(self, player_id: str, round_id: str) -> dict[str, Any]:
         return {}
+
+    def turn(self, player_id: str) -> AbstractAsyncContextManager[None]:
+        return _NO_TURN  # the round and its money are one transaction: nothing to wait for
 
     async def take_stake(
         self, spin: SpinOrder, player_id: str, judge: Judge, run: Runs

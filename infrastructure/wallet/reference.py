@@ -2,14 +2,19 @@
 tests and benchmarks: a small real HTTP server, not a mock.
 
 It keeps balances in memory, answers a repeated `transaction_id` exactly as the first time,
-refuses a debit that arrives after its rollback, checks every request's signature, and can be
-told to misbehave (fault injection) on the next calls of a kind, or at random:
+refuses a debit that arrives after its rollback, checks every request's signature (signing.py:
+the time, the call's name and the body; 401 when wrong or more than 300 s from its clock), and
+can be told to misbehave (fault injection) on the next calls of a kind, or at random:
 
 - `fail_before`: answer 500 without applying;
 - `fail_after`:  apply, then answer 500;
 - `timeout`:     apply, then answer only after `delay` seconds (past the caller's timeout);
 - `refuse`:      answer 403 (another 4xx: the service's `wallet_refused`) without applying;
-- `drop`:        apply, then close the connection without an answer.
+- `drop`:        apply, then close the connection without an answer;
+- `accepted`:    apply, then answer 202 (a 2xx that is not 200) with the balance;
+- `huge_balance`, `bool_balance`, `negative_balance`: apply, then answer 200 with a balance
+  of 2^70, `true` or -1;
+- `oversized`:   apply, then answer 200 with the balance and OVERSIZED_BYTES of padding.
 
 Control (no signature; loopback only): `POST /_control/players {"player_id", "balance"}`,
 `POST /_control/faults {"call", "fault", "count"?, "rate"?, "delay"?}`, `POST /_control/reset`
@@ -23,8 +28,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
-import hmac
 import json
 import random
 import socket
@@ -32,14 +35,17 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-FAULTS = ("fail_before", "fail_after", "timeout", "refuse", "drop")
+from infrastructure.wallet.signing import verified
+
+FAULTS = (
+    "fail_before", "fail_after", "timeout", "refuse", "drop", "accepted", "huge_balance",
+    "bool_balance", "negative_balance", "oversized",
+)
 CALLS = ("debit", "credit", "rollback", "balance")
-
-
-def signature(secret: str, body: bytes) -> str:
-    """The X-Pumpkin-Signature header's value for `body`."""
-    digest = hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
-    return f"sha256={digest}"
+OVERSIZED_BYTES = 1024 * 1024
+_BAD_BALANCES: dict[str, Any] = {
+    "huge_balance": 2**70, "bool_balance": True, "negative_balance": -1,
+}
 
 
 @dataclass
@@ -177,8 +183,7 @@ class _Server:
             return self._control(path.removeprefix("_control/"), raw)
         if path not in CALLS:
             return 404, {"error": "not_found"}
-        expected = signature(self.secret, raw)
-        if not hmac.compare_digest(headers.get("x-pumpkin-signature", ""), expected):
+        if not verified(self.secret, path, raw, headers.get("x-pumpkin-signature", "")):
             return 401, {"error": "bad_signature"}
         try:
             body = json.loads(raw)
@@ -200,6 +205,12 @@ class _Server:
         if fault.fault == "timeout":
             await asyncio.sleep(fault.delay)
             return status, answer
+        if fault.fault == "accepted":
+            return 202, answer
+        if fault.fault in _BAD_BALANCES:
+            return 200, {**answer, "balance": _BAD_BALANCES[fault.fault]}
+        if fault.fault == "oversized":
+            return 200, {**answer, "padding": "x" * OVERSIZED_BYTES}
         return None  # drop
 
     def _control(self, what: str, raw: bytes) -> tuple[int, dict[str, Any]]:
@@ -225,9 +236,9 @@ class _Server:
         return 200, {"ok": True}
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 402: "Payment Required",
-            403: "Forbidden", 404: "Not Found", 409: "Conflict", 422: "Unprocessable Entity",
-            500: "Internal Server Error"}
+_REASONS = {200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized",
+            402: "Payment Required", 403: "Forbidden", 404: "Not Found", 409: "Conflict",
+            422: "Unprocessable Entity", 500: "Internal Server Error"}
 
 
 class ReferenceWallet:
