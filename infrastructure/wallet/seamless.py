@@ -89,9 +89,15 @@ class SeamlessWallet:
         raise ExternalWallet("the operator's wallet keeps the money: no withdrawals here")
 
     def shown_state(self, player_id: str, state: dict[str, Any]) -> dict[str, Any]:
+        """The balance is the wallet's last answer: an acknowledgement this process holds, not
+        yet stored (the newest), else the account's last recorded one, else the player's (the
+        last debit's answer, the balance asked at session open)."""
+        unrecorded = list(self.outbox.unrecorded_acks(player_id).values())
         account = self.accounts.get(player_id)
-        if account is not None and account.balance is not None:
-            state = {**state, "balance": account.balance}  # the wallet's last answer
+        if unrecorded:
+            state = {**state, "balance": unrecorded[-1]}
+        elif account is not None and account.balance is not None:
+            state = {**state, "balance": account.balance}
         return {**state, "currency": self.currency}
 
     def settlement(self, player_id: str, round_id: str) -> dict[str, Any]:
