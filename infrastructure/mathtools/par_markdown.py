@@ -11,6 +11,7 @@ from domain.game.max_win_odds import (
     cantelli_of,
     stated_odds,
 )
+from infrastructure.mathtools.par_lab_view import lab_view_section, ordered_keys
 from infrastructure.mathtools.par_report import CERTIFICATION_SPINS, CI_CHECK, verdict
 
 
@@ -45,7 +46,8 @@ def markdown(math_figures: dict[str, Any], par: dict[str, Any]) -> str:
         "H&W 1 in | sd | VI | lines / NGC / clover / H&W / FS | checks |",
         "|---|---:|---:|---|---|---:|---:|---:|---:|---|---|",
     ]
-    for key, s in par["states"].items():
+    for key in ordered_keys(par["states"]):
+        s = par["states"][key]
         c = math_figures["states"][key]
         p = c["rtp_parts"]
         missed = [name for name, passed in s["checks"].items() if not passed]
@@ -73,6 +75,7 @@ def markdown(math_figures: dict[str, Any], par: dict[str, Any]) -> str:
         *_verdict_lines(par),
         "",
         *max_win_section(par["model_version"], math_figures["states"], par["states"]),
+        *lab_view_section(math_figures["states"], par["states"]),
     ]
     return "\n".join(lines)
 
@@ -126,7 +129,8 @@ def max_win_section(version: str, computed: dict[str, Any], simulated: dict[str,
         "rounds | Cantelli: 1 in at least | max wins simulated |",
         "|---|---|---:|---|---:|---:|---:|---:|---:|",
     ]
-    for key, c in computed.items():
+    for key in ordered_keys(computed):
+        c = computed[key]
         s = simulated.get(key, {})
         seen = (int(s["spins"]), int(s.get("max_win_hits", 0))) if s else None
         odds = stated_odds(version, key, cantelli_of(c["max_win_odds"]), seen)
