@@ -19,7 +19,7 @@ STALE_MARGIN = 10.0
 
 def wallet_for(settings: Settings, runner: CommandRunner, rules: RulesInForce) -> Wallet:
     if not settings.wallet_url:
-        return BuiltInWallet(runner, settings.currency)
+        return BuiltInWallet(runner, rules, settings.currency)
     client = WalletClient(
         settings.wallet_url, settings.wallet_secret.get_secret_value(),
         settings.wallet_timeout_seconds,
