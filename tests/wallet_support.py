@@ -19,7 +19,6 @@ from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-
 from fastapi.testclient import TestClient
 from http_support import OPERATOR, bearer, settings_for, unique
 from pydantic import SecretStr
