@@ -17,13 +17,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from fastapi.testclient import TestClient
 from http_support import OPERATOR, bearer, settings_for, unique
 from pydantic import SecretStr
 
 from infrastructure.bootstrap import build_runtime
+from infrastructure.wallet.hub88 import public_file, write_key_pair
 from infrastructure.wallet.hub88_reference import Hub88ReferenceWallet
 from infrastructure.wallet.reference import ReferenceWallet
 
@@ -44,24 +44,10 @@ class Hub88Keys:
 
 def write_hub88_keys(directory: Path) -> Hub88Keys:
     """Two fresh RSA key pairs, written as PEM files under `directory`."""
-    supplier = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    hub88 = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    files = {
-        "supplier.pem": supplier.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption()),
-        "supplier.pub.pem": supplier.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo),
-        "hub88.pem": hub88.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption()),
-        "hub88.pub.pem": hub88.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo),
-    }
-    for name, data in files.items():
-        (directory / name).write_bytes(data)
+    supplier = write_key_pair(directory / "supplier.pem")
+    hub88 = write_key_pair(directory / "hub88.pem")
     return Hub88Keys(supplier, hub88, str(directory / "supplier.pem"),
-                     str(directory / "hub88.pub.pem"))
+                     str(public_file(directory / "hub88.pem")))
 
 
 @cache

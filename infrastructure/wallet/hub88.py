@@ -108,6 +108,24 @@ def load_public_key(path: str) -> rsa.RSAPublicKey:
     return key
 
 
+def write_key_pair(private_file: Path) -> rsa.RSAPrivateKey:
+    """A new 2048-bit RSA key pair: the private key written to `private_file` (PEM, PKCS#8),
+    its public half beside it (`<name>.pub.pem`). For tests and the soak; an operator may use
+    openssl as the README says."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private_file.write_bytes(key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption()))
+    public_file(private_file).write_bytes(key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    return key
+
+
+def public_file(private_file: Path) -> Path:
+    """Where write_key_pair puts the public half of `private_file`."""
+    return private_file.with_name(private_file.name.removesuffix(".pem") + ".pub.pem")
+
+
 def rsa_sign(key: rsa.RSAPrivateKey, body: bytes) -> str:
     """The X-Hub88-Signature of `body`: RSA-SHA256, PKCS#1 v1.5, base64."""
     return base64.b64encode(key.sign(body, padding.PKCS1v15(), hashes.SHA256())).decode("ascii")
