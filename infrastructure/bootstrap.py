@@ -128,6 +128,7 @@ def build_http_app(
         limiter=_shared_limiter(settings),
         unknown_token_cache_seconds=settings.unknown_token_cache_seconds,
         pages_keys=PageKeys(settings.pages_key.get_secret_value(), settings.pages_key_file),
+        currency=settings.currency,
         wallet_owed=application.wallet_owed,
         background=application.background,
     )

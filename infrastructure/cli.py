@@ -188,13 +188,17 @@ def math_figures(
     screens: Annotated[
         int, typer.Option(help="Screens sampled for the sd (the other figures are exact).")
     ] = 1_000_000,
+    workers: Annotated[
+        int | None, typer.Option(help="Processes computing states at once (default: every core).")
+    ] = None,
 ) -> None:
     """Print the computed (not simulated) figures: RTP and its parts, hit frequency, feature
     frequencies, sd and volatility index, max-win odds with their method."""
     from infrastructure.mathtools.math_figures import math_command
 
     _exit_with(math_command(
-        level=level, hw_mult=hw_mult, fs_mult=fs_mult, json_out=json_out, screens=screens
+        level=level, hw_mult=hw_mult, fs_mult=fs_mult, json_out=json_out, screens=screens,
+        workers=workers,
     ))
 
 

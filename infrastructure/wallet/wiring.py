@@ -20,7 +20,7 @@ STALE_MARGIN = 10.0
 
 def wallet_for(settings: Settings, runner: CommandRunner, rules: RulesInForce) -> Wallet:
     if not settings.wallet_url:
-        return BuiltInWallet(runner, settings.currency)
+        return BuiltInWallet(runner, rules, settings.currency)
     protocol = protocol_for(settings)
     outbox = Outbox(
         runner.store, runner.accounts, protocol, rules.now,
