@@ -1,6 +1,7 @@
 """The HTTP client of the operator's wallet: one pooled keep-alive transport, a bounded timeout,
-a bounded answer (MAX_ANSWER_BYTES), and every request signed with the time and the call's name
-(signing.py: `X-Pumpkin-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>`).
+a bounded answer (MAX_ANSWER_BYTES), and every request signed: for the Pumpkin protocol with the
+time and the call's name (signing.py: `X-Pumpkin-Signature: t=<unix seconds>,v1=<hex
+HMAC-SHA256>`), or by the `signer` a protocol gives (Hub88's RSA signature, hub88.py).
 
 A debit is sent once: nothing here or in the transport resends it (a kept-alive connection
 that closes unanswered is an unknown outcome). A credit, a rollback or a balance call, which the
@@ -11,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -27,6 +29,10 @@ MAX_ANSWER_BYTES = 64 * 1024  # CONTRACT.md: a longer answer is unknown, and is 
 RESENDABLE = frozenset(("credit", "rollback", "balance"))  # answered as the first when repeated
 
 
+# (call, raw body) -> the headers that sign it
+Signer = Callable[[str, bytes], dict[str, str]]
+
+
 @dataclass(frozen=True)
 class WalletAnswer:
     """An answer as received: its status and its body when it is a JSON object (else {}).
@@ -34,20 +40,26 @@ class WalletAnswer:
 
     status: int
     body: dict[str, Any]
+    raw: bytes = b""  # the body as it came (a protocol that signs its answers checks it)
+    headers: dict[str, str] = field(default_factory=dict)  # lower-case names
 
 
 class WalletClient:
     """Calls `{url}/{debit|credit|rollback|balance}` with httpx requests on one pooled lean
     keep-alive transport (infrastructure/wallet/transport.py: see there why), every call
     bounded by the timeout and its answer by MAX_ANSWER_BYTES. No answer (a timeout, a broken
-    connection, an answer too long or not HTTP) raises WalletUnknownOutcome; any answer is
-    returned as received, for the adapter to judge."""
+    connection, an answer too long or not HTTP), a 5xx or an answer that is not a JSON object
+    raise WalletUnknownOutcome; any other answer is returned, for the protocol's adapter to
+    judge (client_wallet.py, hub88.py)."""
 
     def __init__(
-        self, url: str, secret: str, timeout_seconds: float = 2.0, connections: int = 64,
+        self, url: str, secret: str = "", timeout_seconds: float = 2.0, connections: int = 64,
+        signer: Signer | None = None,
     ) -> None:
         self.url = url.rstrip("/")
-        self._secret = secret
+        self._sign: Signer = signer or (
+            lambda call, raw: {HEADER: sign(secret, call, raw)}
+        )
         self._timeout = httpx.Timeout(timeout_seconds)
         self._connections = connections
         self._transport: KeepAliveTransport | None = None
@@ -89,7 +101,15 @@ class WalletClient:
                     raise  # a debit is never resent: its outcome is unknown
                 response = await self._send(call, raw, fresh=True)
             outcome = str(response.status_code)
-            return WalletAnswer(response.status_code, _json_object(response.content))
+            if response.status_code >= 500:
+                raise WalletUnknownOutcome(f"{call}: the wallet answered {response.status_code}")
+            answer = _json_object(response.content)
+            if answer is None:
+                raise WalletUnknownOutcome(f"{call}: an answer that is not a JSON object")
+            return WalletAnswer(
+                response.status_code, answer, response.content,
+                {name.lower(): value for name, value in response.headers.items()},
+            )
         except httpx.HTTPError as error:
             raise WalletUnknownOutcome(f"{call}: {type(error).__name__}: {error}") from error
         finally:
@@ -99,7 +119,7 @@ class WalletClient:
         # Straight to the transport: the client's cookie jar and request building cost more
         # CPU than the call itself (profiled), and the wallet sets no cookies. Signed at each
         # send: a resend carries its own time.
-        headers = {"Content-Type": "application/json", HEADER: sign(self._secret, call, raw)}
+        headers = {"Content-Type": "application/json", **self._sign(call, raw)}
         request = httpx.Request(
             "POST", f"{self.url}/{call}", content=raw, headers=headers,
             extensions={"timeout": self._timeout.as_dict(), "max_body": MAX_ANSWER_BYTES,
@@ -113,12 +133,12 @@ class WalletClient:
             await transport.aclose()
 
 
-def _json_object(content: bytes) -> dict[str, Any]:
-    """The answer's JSON object ({} when it is not one). The standard parser, not orjson: it
+def _json_object(content: bytes) -> dict[str, Any] | None:
+    """The answer's JSON object (None when it is not one). The standard parser, not orjson: it
     reads any integer exactly (orjson refuses those past 64 bits), and judging the value is the
     adapter's."""
     try:
         value = json.loads(content)
     except (ValueError, RecursionError):
-        return {}
-    return value if isinstance(value, dict) else {}
+        return None
+    return value if isinstance(value, dict) else None
