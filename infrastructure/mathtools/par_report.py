@@ -22,19 +22,18 @@ import argparse
 import hashlib
 import json
 import math
-from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import structlog
 
-from domain.game.calculator import state_math
 from domain.game.calculator.state import DEFAULT_SCREENS
 from domain.game.max_win_odds import published
 from domain.game.model import MathModel, all_states, current_model, load_definition, state_key
 from domain.game.simulation import BUCKET_EDGES_X
 from domain.game.statistics import Z99, RunTotals
+from infrastructure.mathtools.math_figures import computed_states
 from infrastructure.mathtools.simulator import RunSpec, simulate, spec_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,11 +148,6 @@ def _bucket_names() -> list[str]:
     return [*names, f">= {edges[-1]}"]
 
 
-def _computed(job: tuple[MathModel, tuple[int, int, int], int]) -> dict[str, Any]:
-    model, state, screens = job
-    return state_math(model, *state, screens=screens).as_dict()
-
-
 def _state(key: str) -> tuple[int, int, int]:
     return next(s for s in all_states() if state_key(*s) == key)
 
@@ -181,9 +175,8 @@ def run(
         if f.get("screens") == screens and f.get("parameters") == model.probabilities(*_state(key))
     }
     missing = [s for s in all_states() if state_key(*s) not in reused]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        figures = pool.map(_computed, [(model, s, screens) for s in missing])
-        computed = {**reused, **{f["state"]: f for f in figures}}
+    figures = computed_states(model, missing, screens, workers)
+    computed = {**reused, **{f["state"]: f for f in figures}}
     log.info("computed", reused=sorted(reused), computed=len(missing))
     totals = simulate_states(model, master, spins, workers, progress, step, ray_address=ray_address)
     simulated: dict[str, dict[str, Any]] = {}
