@@ -39,6 +39,7 @@ def sources() -> dict[str, Path]:
         module_name(path): path
         for package in PACKAGES
         for path in sorted((REPO / package).rglob("*.py"))
+        if "__pycache__" not in path.parts  # generated at run time (the tilted kernel's source)
     }
 
 
