@@ -24,6 +24,7 @@ from domain.ledger.fairness import check_client_seed, round_seed
 from domain.ledger.free_rounds import check_free_round, free_round_stake
 from domain.ledger.identifiers import round_id_of
 from domain.ledger.player import Player
+from domain.ledger.protection_commands import check_protection
 from domain.ledger.recall import round_view
 from domain.ledger.round_events import in_round, round_event_payload
 from infrastructure.rounds.round_reads import RoundReads
@@ -121,7 +122,7 @@ class SpinCommands:
         if order.free_round is not None:
             check_free_round(player.free_rounds, order.free_round, now)
         server_seed = self.sessions.server_seed(player, order.session_id)
-        player.check_protection(order.session_id, stake, self.rules.profile, now, server_seed)
+        check_protection(player, order.session_id, stake, self.rules.profile, now, server_seed)
         return Judged(player.player_id, stake, round_id_of(player.player_id, player.rounds + 1))
 
     def decide(
@@ -140,7 +141,7 @@ class SpinCommands:
             return replayed
         now = self.rules.now()
         server_seed = self.sessions.server_seed(player, session_id)
-        player.check_protection(session_id, stake, self.rules.profile, now, server_seed)
+        check_protection(player, session_id, stake, self.rules.profile, now, server_seed)
         self.wallet.before_round(work, order, taken)
         free = order.free_round is not None
         player.check_spin(session_id, stake, free=free)
