@@ -15,6 +15,7 @@ Every command here is one line: which handler answers it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from datetime import datetime
 from types import TracebackType
@@ -143,9 +144,20 @@ class PumpkinApplication:
     # -- sessions ------------------------------------------------------------------------------
 
     def open_session(
+        self, player_id: str, reality_check_minutes: object = None,
+        wallet_balance: int | None = None,
+    ) -> tuple[str, str]:
+        return self.sessions.open(player_id, reality_check_minutes, wallet_balance)
+
+    async def open_session_async(
         self, player_id: str, reality_check_minutes: object = None
     ) -> tuple[str, str]:
-        return self.sessions.open(player_id, reality_check_minutes)
+        """A session opened after asking the operator's wallet for the balance (the built-in
+        wallet asks nothing); the open itself in a worker thread."""
+        balance = await self.wallet.opening_balance(player_id)
+        return await asyncio.to_thread(
+            self.sessions.open, player_id, reality_check_minutes, balance
+        )
 
     def close_session(self, session_id: str, closed_by: str = "") -> dict[str, Any]:
         return self.sessions.close(session_id, closed_by)

@@ -35,6 +35,12 @@ class GameService(Protocol):
         reality_check_minutes: the player's pick (15, 30, 60) where the profile has checks."""
         ...
 
+    async def open_session_async(
+        self, player_id: str, reality_check_minutes: object = None
+    ) -> tuple[str, str]:
+        """The same, the operator's wallet asked for the balance first (503 when unknown)."""
+        ...
+
     def session_for_token(self, token: str) -> SessionRef | None:
         """The session a player token belongs to (None if no session has that token)."""
         ...

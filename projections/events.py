@@ -12,8 +12,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from eventsourcing.utils import get_topic
+
 from domain.game.facts import JSON
 from domain.ledger.hashchain import STORED_DIGEST, digest_of
+from domain.ledger.round_events import ROUND_EVENT_NAMES, ROUND_EVENT_TOPICS
 
 _ENVELOPE = ("originator_id", "originator_version", "timestamp", STORED_DIGEST)
 
@@ -28,9 +31,26 @@ class RecordedEvent:
     data: Mapping[str, JSON]
     digest: str = ""  # the event's own link in its stream's hash chain
     stored: str = ""  # the event's state exactly as the store holds it (JSON), when plain
+    topic: str = ""  # its stored name ("": not known, as for a round's parked events)
+
+    @functools.cached_property
+    def in_round(self) -> bool:
+        """Whether the event is part of a round (its stake, a fact of its play, its settlement),
+        by what it is: its topic (a parked event, whose topic was not kept, by its name; only
+        a round's events are parked)."""
+        if self.topic:
+            return self.topic in ROUND_EVENT_TOPICS
+        return self.name in ROUND_EVENT_NAMES
 
     @functools.cached_property
     def round_id(self) -> str | None:
+        """The round this event is part of (None: it is not a round's event, whatever it
+        names: a wallet's debit names the round it pays for, and is no part of it)."""
+        return self.named_round if self.in_round else None
+
+    @functools.cached_property
+    def named_round(self) -> str | None:
+        """The round the event names, whatever it is (the audit trail shows it)."""
         value = self.data.get("round_id", self.payload.get("round_id"))
         return None if value is None else str(value)
 
@@ -60,6 +80,7 @@ def recorded_event(
         data={k: _plain(v) for k, v in attributes.items() if k not in _ENVELOPE},
         digest=digest_of(domain_event, topic) if topic else "",
         stored=stored,
+        topic=topic or get_topic(type(domain_event)),
     )
 
 

@@ -1,6 +1,8 @@
 """Rounds span many events: hold a round's events until its RoundSettled arrives.
 
 A round's events are in one stream and contiguous, but a batch may end in the middle of one.
+Only a round's own events count (RecordedEvent.round_id: by what an event is, so the wallet's
+facts, which name the round they pay for, are not taken for it).
 The unsettled part waits in a table written in the same transaction as the view (and its
 tracking position), so a runner that dies between batches resumes with exactly those events.
 """
@@ -71,7 +73,7 @@ class PendingRounds:
             {"round_id": round_id},
         )
         db.execute(f"DELETE FROM {self.table} WHERE round_id = :round_id", {"round_id": round_id})
-        return [
+        parked = (
             RecordedEvent(
                 position=int(row["position"]),
                 stream_id=str(row["stream_id"]),
@@ -81,4 +83,6 @@ class PendingRounds:
                 data=json.loads(row["data"]),
             )
             for row in rows
-        ]
+        )
+        # A store parked by an earlier release may hold the wallet's facts of the round too.
+        return [event for event in parked if event.in_round]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from domain.game.facts import JSON, ROUND_FACTS
+from domain.ledger.event_names import stored_name
 from domain.ledger.guard import with_round_settled, with_round_started
 from domain.ledger.hashchain import STORED_DIGEST
 from domain.ledger.player_events import PlayerEvent, spin_fingerprint
@@ -205,6 +206,11 @@ ROUND_EVENTS: dict[str, type[RoundFact]] = {
     name: globals()[name] for name in ROUND_FACTS
 }
 ROUND_EVENT_NAMES = frozenset(("StakePlaced", "RoundSettled", *ROUND_FACTS))
+# The stored names (TOPIC) of the events that make a round: a reader knows a round's events by
+# what they are. Other facts name a round too (the wallet's DebitRecorded, CreditOwed...) and
+# are not part of it.
+_ROUND_CLASSES: tuple[type[PlayerEvent], ...] = (StakePlaced, RoundSettled, *ROUND_EVENTS.values())
+ROUND_EVENT_TOPICS = frozenset(stored_name(cls) for cls in _ROUND_CLASSES)
 _ENVELOPE = frozenset(
     ("originator_id", "originator_version", "timestamp", "prev_hash", STORED_DIGEST)
 )

@@ -12,6 +12,7 @@ recorded BEFORE the call it describes is sent:
   left open by a process that died): its rollback is owed. It closes the debit.
 - AttemptFailed: a try of an owed credit or rollback failed (it stays owed).
 - Acknowledged: the wallet answered 200 to an owed credit or rollback (its balance kept).
+- BalanceReported: the wallet's answer to a balance call (a session's opening).
 
 An owed item keeps its transaction_id for good: every retry sends the same one. Nothing here
 does I/O or reads a clock; times are passed in.
@@ -147,6 +148,11 @@ class WalletAccount(Aggregate):
         if transaction_id in self.owed:
             self.trigger_event(self.Acknowledged, transaction_id=transaction_id, balance=balance)
 
+    def report_balance(self, balance: int) -> None:
+        """The wallet's answer to a balance call (at a session's opening)."""
+        if balance != self.balance:
+            self.trigger_event(self.BalanceReported, balance=balance)
+
     # -- events --------------------------------------------------------------------------------
 
     class DebitRecorded(Event):
@@ -227,6 +233,14 @@ class WalletAccount(Aggregate):
                 account.balance = self.balance
 
 
+    class BalanceReported(Event):
+        TOPIC = "pumpkin:WalletAccount.BalanceReported"
+        balance: int
+
+        def apply(self, account: WalletAccount) -> None:
+            account.balance = self.balance
+
+
 def _without(items: dict[str, list[Any]], key: str) -> dict[str, list[Any]]:
     """A copy without `key` (containers are replaced, never changed in place: see Player)."""
     return {k: v for k, v in items.items() if k != key}
@@ -237,6 +251,6 @@ WALLET_EVENT_TOPICS = tuple(
     for cls in (
         WalletAccount.Opened, WalletAccount.DebitRecorded, WalletAccount.DebitRefused,
         WalletAccount.CreditOwed, WalletAccount.RollbackOwed, WalletAccount.AttemptFailed,
-        WalletAccount.Acknowledged,
+        WalletAccount.Acknowledged, WalletAccount.BalanceReported,
     )
 )

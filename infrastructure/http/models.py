@@ -86,6 +86,7 @@ class SessionOpened(BaseModel):
     session_id: str
     token: str
     seed_commitment: str | None = None
+    balance: int | None = None  # the player's (the operator's wallet's, asked at the open)
 
 
 class SessionSummary(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 import structlog
@@ -59,7 +60,7 @@ def withdraw(player_id: PlayerId, body: MoneyMovement, caller: CallerDep, deps: 
 
 
 @router.post("/players/{player_id}/sessions", status_code=201, response_model=SessionOpened)
-def open_session(
+async def open_session(
     player_id: PlayerId,
     caller: CallerDep,
     deps: Deps,
@@ -67,6 +68,10 @@ def open_session(
 ) -> SessionOpened:
     caller.may_change_money()
     minutes = None if body is None else body.reality_check_minutes
-    session_id, token = deps.service.open_session(player_id, minutes)
-    commitment = deps.service.session(session_id)["seed_commitment"]
-    return SessionOpened(session_id=session_id, token=token, seed_commitment=commitment)
+    service = deps.service
+    session_id, token = await service.open_session_async(player_id, minutes)
+    commitment = (await asyncio.to_thread(service.session, session_id))["seed_commitment"]
+    state = await asyncio.to_thread(service.player_state, player_id)
+    return SessionOpened(
+        session_id=session_id, token=token, seed_commitment=commitment, balance=state["balance"]
+    )

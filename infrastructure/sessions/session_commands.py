@@ -55,8 +55,13 @@ class SessionCommands:
 
     # -- commands ------------------------------------------------------------------------------
 
-    def open(self, player_id: str, reality_check_minutes: object = None) -> tuple[str, str]:
-        """(session_id, token): the session opened and protected in one command."""
+    def open(
+        self, player_id: str, reality_check_minutes: object = None,
+        wallet_balance: int | None = None,
+    ) -> tuple[str, str]:
+        """(session_id, token): the session opened and protected in one command; with the
+        operator's wallet, its balance answered just before (recorded on the player's wallet
+        account in the same transaction, so the player state shows it before the first spin)."""
         session_id = uuid4().hex
         token = secrets.token_urlsafe(32)
         hashed = token_hash(token)
@@ -64,6 +69,8 @@ class SessionCommands:
         sealed = self.vault.seal(session_id, server_seed)
 
         def decide(work: Work) -> None:
+            if wallet_balance is not None:
+                work.account().report_balance(wallet_balance)
             work.player.open_session(
                 session_id, hashed, commitment_of(server_seed), sealed, self.rules.now(),
                 self.rules.profile, reality_check_minutes,

@@ -45,6 +45,9 @@ class BuiltInWallet:
     def settlement(self, player_id: str, round_id: str) -> dict[str, Any]:
         return {}
 
+    async def opening_balance(self, player_id: str) -> int | None:
+        return None  # the player's own balance
+
     def turn(self, player_id: str) -> AbstractAsyncContextManager[None]:
         return _NO_TURN  # the round and its money are one transaction: nothing to wait for
 

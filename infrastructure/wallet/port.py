@@ -187,6 +187,11 @@ class Wallet(Protocol):
         """What a round read back adds: its settlement now ({} for the built-in wallet)."""
         ...
 
+    async def opening_balance(self, player_id: str) -> int | None:
+        """The balance asked of the operator's wallet as a session opens (None: nothing to ask,
+        the built-in wallet's balance is the player's); WalletUnavailable when unknown."""
+        ...
+
     # -- a spin --------------------------------------------------------------------------------
 
     def turn(self, player_id: str) -> AbstractAsyncContextManager[None]:

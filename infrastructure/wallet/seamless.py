@@ -110,6 +110,14 @@ class SeamlessWallet:
         )
         return {"settlement": "pending" if owed else "settled", "currency": self.currency}
 
+    async def opening_balance(self, player_id: str) -> int | None:
+        outcome = await self.protocol.balance(player_id)
+        if not outcome.succeeded or outcome.balance is None:
+            raise WalletUnavailable(
+                "the wallet did not answer the balance; no session was opened"
+            )
+        return outcome.balance
+
     # -- a spin --------------------------------------------------------------------------------
 
     def turn(self, player_id: str) -> AbstractAsyncContextManager[None]:

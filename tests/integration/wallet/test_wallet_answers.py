@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from http_support import OPERATOR, bearer
 from wallet_support import SECRET, WalletPlayer, applied, settle, wallet_service
 
 from domain.ledger.identifiers import round_id_of
@@ -261,3 +262,45 @@ def test_a_failing_item_backs_off_exponentially_to_a_minute(
     assert gaps[-1] >= 4 * gaps[0]
     assert backoff(1) <= 0.25 and backoff(30) == MAX_DELAY == 60.0
     assert 0.8 * 6.4 <= backoff(1, recorded_attempts=5) <= 1.2 * 6.4  # after a restart
+
+
+def test_opening_a_session_asks_the_wallet_and_shows_its_balance_before_the_first_spin(
+    served: Any, wallet: ReferenceWallet
+) -> None:
+    client, _service, _clock = served
+    player = WalletPlayer(client, wallet, balance=12_345)
+    state = client.get(f"/players/{player.player_id}", headers=bearer(OPERATOR)).json()
+    assert state["balance"] == 12_345
+    wallet.set_balance(player.player_id, 777)  # moved by the operator meanwhile
+    opened = client.post(f"/players/{player.player_id}/sessions", json={},
+                         headers=bearer(OPERATOR))
+    assert opened.status_code == 201, opened.text
+    assert opened.json()["balance"] == 777
+    state = client.get(f"/players/{player.player_id}", headers=bearer(OPERATOR)).json()
+    assert state["balance"] == 777
+
+
+@pytest.mark.parametrize("fault", ["fail_before", "bool_balance", "accepted", "timeout"])
+def test_an_unknown_balance_at_open_answers_503_and_opens_no_session(
+    served: Any, wallet: ReferenceWallet, fault: str
+) -> None:
+    client, service, _clock = served
+    player = WalletPlayer(client, wallet, balance=1_000)
+    wallet.inject(fault, "balance", delay=1.5)
+    refused = client.post(f"/players/{player.player_id}/sessions", json={},
+                          headers=bearer(OPERATOR))
+    assert refused.status_code == 503, refused.text
+    assert refused.headers["Retry-After"]
+    assert refused.json()["error"]["code"] == "wallet_unavailable"
+    sessions = service.load_player(player.player_id).sessions
+    assert list(sessions) == [player.session_id]  # only the first
+
+
+def test_the_built_in_wallet_shows_the_players_balance_at_open(api: Any) -> None:
+    made = api.post("/players", json={"player_id": "bi"}, headers=bearer(OPERATOR))
+    assert made.status_code == 201
+    api.post("/players/bi/deposits", json={"amount": 4_200, "request_id": "bi-in"},
+             headers=bearer(OPERATOR))
+    opened = api.post("/players/bi/sessions", json={}, headers=bearer(OPERATOR))
+    assert opened.status_code == 201, opened.text
+    assert opened.json()["balance"] == 4_200
