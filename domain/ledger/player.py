@@ -56,9 +56,11 @@ from domain.ledger.player_state import upcast_state_v1_v2
 from domain.ledger.protection import (
     Profile,
     check_access,
+    check_age_band,
     check_not_excluded,
     check_reality_check_minutes,
     check_round,
+    check_session_limit,
     reality_check_due,
 )
 from domain.ledger.refusals import record_refusals
@@ -80,6 +82,7 @@ RECENT_SLACK = 64
 # A deposit that would pass it is refused; so is a spin whose largest possible win would.
 BALANCE_CAP = 2**53 - 1
 _NO_CAMPAIGNS: dict[str, Campaign] = {}
+_UNKNOWN_BAND: str | None = None
 
 
 class Player(Aggregate):
@@ -91,9 +94,11 @@ class Player(Aggregate):
     # existed has none in its state (both are only ever replaced, never changed in place).
     guard = EMPTY_GUARD  # unannotated: not a dataclass field
     free_rounds = _NO_CAMPAIGNS
+    age_band = _UNKNOWN_BAND  # the operator's verified band (AgeBandRecorded); None: unknown
 
     # Its events (domain.ledger.player_events), named on the class as the library expects.
     Event, Created, Registered = events.PlayerEvent, events.Created, events.Registered
+    AgeBandRecorded = events.AgeBandRecorded
     Deposited, Withdrawn = events.Deposited, events.Withdrawn
     WalletBalanceReported = events.WalletBalanceReported
     SessionOpened, SessionClosed = events.SessionOpened, events.SessionClosed
@@ -133,14 +138,20 @@ class Player(Aggregate):
     upcast_v1_v2 = staticmethod(upcast_state_v1_v2)
 
     @classmethod
-    def register(cls, player_id: str) -> Player:
+    def register(cls, player_id: str, age_band: object = None) -> Player:
+        """A new player; age_band: the operator's verified band (domain.ledger.protection
+        AGE_BANDS; None: unknown)."""
         check_player_id(player_id)
-        return cls._create(
+        band = check_age_band(age_band)
+        player = cls._create(
             cls.Registered,
             id=player_aggregate_id(player_id),
             player_id=player_id,
             prev_hash=GENESIS,
         )
+        if band is not None:
+            player.trigger_event(cls.AgeBandRecorded, age_band=band)
+        return player
 
     def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
         super().trigger_event(event_class, prev_hash=self.chain_head, **kwargs)
@@ -294,7 +305,12 @@ class Player(Aggregate):
         sealed_seed: the server seed sealed by the application (never the seed itself)."""
         if session_id in self.sessions:
             raise ValueError("session ids are unique")
-        record_refusals(self, lambda: check_not_excluded(self.guard, at.timestamp()), "", None, at)
+
+        def judge() -> None:
+            check_not_excluded(self.guard, at.timestamp())
+            check_session_limit(profile, len(self.sessions))
+
+        record_refusals(self, judge, "", None, at)
         interval = check_reality_check_minutes(reality_check_minutes, profile)
         self.trigger_event(
             self.SessionOpened, session_id=session_id, token_hash=token_hash,
@@ -376,7 +392,7 @@ class Player(Aggregate):
             if self.session_is_open(session_id):
                 check_round(
                     self.guard, session_id, stake, profile, at,
-                    lambda: self.session_view(session_id, now),
+                    lambda: self.session_view(session_id, now), self.age_band,
                 )
 
         record_refusals(self, judge, session_id, stake, now, server_seed)
