@@ -79,6 +79,7 @@ class HttpDeps:
     pages_keys: PageKeys | None = None  # None: a key for this run only (infrastructure/pages)
     # The console's sign-ins, kept in the service's database (None: in this process only).
     console_sign_ins: SignIns | None = None
+    currency: str = "EUR"  # ISO 4217: the play page shows money in it (PUMPKIN_CURRENCY)
     # The seamless wallet's owed credits and rollbacks (None: the built-in wallet owes none).
     wallet_owed: Callable[[], list[dict[str, Any]]] | None = None
     # Tasks run in the server's event loop while it serves (e.g. the wallet's outbox).
