@@ -150,8 +150,9 @@ def _event(event: RecordedEvent) -> dict[str, Any]:
             "hash": event.hash, "payload": event.payload}
 
 
-def dispute_command(settings: Any, round_id: str, out: Path, json_out: bool) -> int:
-    """Write the report; exit 0 if the round verifies, 1 if it does not, 2 if there is none."""
+def dispute_command(settings: Any, round_id: str, out: Path | None, json_out: bool) -> int:
+    """Write the report (to `out`, else to stdout, the verdict then on stderr); exit 0 if the
+    round verifies, 1 if it does not, 2 if there is none."""
     from infrastructure.application import PumpkinApplication
     from infrastructure.audit.dispute_html import render
 
@@ -164,7 +165,11 @@ def dispute_command(settings: Any, round_id: str, out: Path, json_out: bool) -> 
     finally:
         application.close()
     text = json.dumps(report, indent=2, default=str) if json_out else render(report)
-    out.write_text(text, encoding="utf-8")
     verdict = "VERIFIED" if report["verification"]["round_ok"] else "NOT VERIFIED"
-    typer.echo(f"{round_id}: {verdict}; report written to {out}")
+    if out is None:
+        typer.echo(text)
+        typer.echo(f"{round_id}: {verdict}", err=True)
+    else:
+        out.write_text(text, encoding="utf-8")
+        typer.echo(f"{round_id}: {verdict}; report written to {out}")
     return 0 if report["verification"]["round_ok"] else 1
