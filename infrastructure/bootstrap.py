@@ -27,6 +27,7 @@ from infrastructure.audit.read_models_access import (
     WriteSideRounds,
     player_verifier,
 )
+from infrastructure.engine_warm_up import warm_up_engine
 from infrastructure.http.app import create_app
 from infrastructure.http.audit_export import AuditExports
 from infrastructure.http.deps import AuditReads, HttpDeps
@@ -127,6 +128,7 @@ def build_http_app(
         limiter=_shared_limiter(settings),
         unknown_token_cache_seconds=settings.unknown_token_cache_seconds,
         pages_keys=PageKeys(settings.pages_key.get_secret_value(), settings.pages_key_file),
+        currency=settings.currency,
         wallet_owed=application.wallet_owed,
         background=application.background,
         transparency=transparency_log(settings, application),
@@ -243,17 +245,6 @@ def start_sweeper(settings: Settings, application: PumpkinApplication) -> Callab
         follower.stop()
 
     return stop
-
-
-def warm_up_engine() -> None:
-    """The game kernel compiled (or loaded from its cache) before the first request."""
-    import time
-
-    from domain.game.engine import warm_up
-
-    started = time.perf_counter()
-    warm_up()
-    log.info("engine_ready", seconds=round(time.perf_counter() - started, 2))
 
 
 def worker_http_app() -> FastAPI:

@@ -229,11 +229,14 @@ class Player(Aggregate):
 
     # -- money ---------------------------------------------------------------------------------
 
-    def deposit(self, amount: int, request_id: str) -> int:
+    def deposit(self, amount: int, request_id: str, at: datetime) -> int:
+        """Fund the player (judged at `at`): an excluded player cannot be funded (the refusal
+        recorded), in every profile; a withdrawal still pays them out."""
         previous = self.replayed(request_id, f"deposit:{amount}")
         if previous is not None:
             return int(previous)
         check_amount(amount)
+        self.refuse_if_excluded(at, f"a deposit of {amount}")
         balance = self.balance + amount
         if balance > BALANCE_CAP:
             raise BalanceCap(f"a balance never passes {BALANCE_CAP}; {amount} would")
@@ -241,6 +244,13 @@ class Player(Aggregate):
             self.Deposited, amount=amount, request_id=request_id, balance_after=balance
         )
         return balance
+
+    def refuse_if_excluded(self, at: datetime, what: str) -> None:
+        """Refuse `what` (and record the refusal) while an exclusion lasts: no money in, no
+        promotion, in every profile (CONTRACT.md "Player protection")."""
+        record_refusals(
+            self, lambda: check_not_excluded(self.guard, at.timestamp(), what), "", None, at
+        )
 
     def withdraw(self, amount: int, request_id: str) -> int:
         previous = self.replayed(request_id, f"withdraw:{amount}")

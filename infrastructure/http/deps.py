@@ -76,6 +76,7 @@ class HttpDeps:
     unknown_token_cache_seconds: float = 0.0
     docs: bool = False  # serve /docs and /redoc (their scripts come from a public CDN)
     pages_keys: PageKeys | None = None  # None: a key for this run only (infrastructure/pages)
+    currency: str = "EUR"  # ISO 4217: the play page shows money in it (PUMPKIN_CURRENCY)
     # The seamless wallet's owed credits and rollbacks (None: the built-in wallet owes none).
     wallet_owed: Callable[[], list[dict[str, Any]]] | None = None
     # The transparency log (infrastructure.transparency.log_service.TransparencyLog; None: this

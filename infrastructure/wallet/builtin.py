@@ -11,18 +11,24 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
+from infrastructure.rules_in_force import RulesInForce
 from infrastructure.store.command_runner import CommandRunner, Work
 from infrastructure.wallet.port import NOTHING_TAKEN, Judge, Runs, SpinOrder, StakeTaken
 
 
 class BuiltInWallet:
-    def __init__(self, runner: CommandRunner, currency: str = "EUR") -> None:
+    def __init__(
+        self, runner: CommandRunner, rules: RulesInForce, currency: str = "EUR"
+    ) -> None:
         self.runner = runner
+        self.rules = rules
         self.currency = currency
 
     def deposit(self, player_id: str, amount: int, request_id: str) -> int:
+        """Judged on the clock (an excluded player cannot be funded)."""
+        now = self.rules.now()
         return self.runner.run(
-            player_id, lambda work: work.player.deposit(amount, request_id), request_id
+            player_id, lambda work: work.player.deposit(amount, request_id, now), request_id
         )
 
     def withdraw(self, player_id: str, amount: int, request_id: str) -> int:

@@ -1,5 +1,6 @@
 """The HTTP client of the operator's wallet: one pooled httpx client, a bounded timeout, and
-every request signed `X-Pumpkin-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>`."""
+every request signed: `X-Pumpkin-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>` for the
+Pumpkin protocol, or by the `signer` a protocol gives (Hub88's RSA signature, hub88.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import asyncio
 import hashlib
 import hmac
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -24,10 +26,16 @@ def sign(secret: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
 
 
+# (call, raw body) -> the headers that sign it
+Signer = Callable[[str, bytes], dict[str, str]]
+
+
 @dataclass(frozen=True)
 class WalletAnswer:
     status: int
     body: dict[str, Any]
+    raw: bytes = b""  # the body as it came (a protocol that signs its answers checks it)
+    headers: dict[str, str] = field(default_factory=dict)  # lower-case names
 
     @property
     def balance(self) -> int:
@@ -37,14 +45,18 @@ class WalletAnswer:
 class WalletClient:
     """Calls `{url}/{debit|credit|rollback|balance}` with httpx requests on one pooled lean
     keep-alive transport (infrastructure/wallet/transport.py: see there why), every call
-    bounded by the timeout. A timeout, a 5xx, a broken connection or
-    a 200 without a balance raise WalletUnknownOutcome; any other answer is returned."""
+    bounded by the timeout. A timeout, a 5xx, a broken connection or an answer that is not a
+    JSON object raise WalletUnknownOutcome; any other answer is returned, for the protocol's
+    adapter to judge (client_wallet.py, hub88.py)."""
 
     def __init__(
-        self, url: str, secret: str, timeout_seconds: float = 2.0, connections: int = 64,
+        self, url: str, secret: str = "", timeout_seconds: float = 2.0, connections: int = 64,
+        signer: Signer | None = None,
     ) -> None:
         self.url = url.rstrip("/")
-        self._secret = secret
+        self._sign: Signer = signer or (
+            lambda _call, raw: {"X-Pumpkin-Signature": sign(secret, raw)}
+        )
         self._timeout = httpx.Timeout(timeout_seconds)
         self._connections = connections
         self._transport: KeepAliveTransport | None = None
@@ -76,10 +88,7 @@ class WalletClient:
 
     async def call(self, call: str, body: dict[str, Any]) -> WalletAnswer:
         raw = orjson.dumps(body)
-        headers = {
-            "Content-Type": "application/json",
-            "X-Pumpkin-Signature": sign(self._secret, raw),
-        }
+        headers = {"Content-Type": "application/json", **self._sign(call, raw)}
         started = time.perf_counter()
         outcome = "unknown"
         try:
@@ -95,12 +104,15 @@ class WalletClient:
             if response.status_code >= 500:
                 raise WalletUnknownOutcome(f"{call}: the wallet answered {response.status_code}")
             try:
-                answer = WalletAnswer(response.status_code, dict(response.json()))
+                body = response.json()
             except ValueError:
                 raise WalletUnknownOutcome(f"{call}: an answer that is not JSON") from None
-            if answer.status == 200 and not isinstance(answer.body.get("balance"), int):
-                raise WalletUnknownOutcome(f"{call}: a 200 without a balance")
-            return answer
+            if not isinstance(body, dict):
+                raise WalletUnknownOutcome(f"{call}: an answer that is not a JSON object")
+            return WalletAnswer(
+                response.status_code, body, response.content,
+                {name.lower(): value for name, value in response.headers.items()},
+            )
         except httpx.HTTPError as error:
             raise WalletUnknownOutcome(f"{call}: {type(error).__name__}") from error
         finally:

@@ -105,7 +105,7 @@ class PlayerDriver:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.player = Player.register("prop")
-        self.player.deposit(10**9, "funds")
+        self.player.deposit(10**9, "funds", datetime.now(UTC))
 
     def open(self, session_id: str, minutes: int | None, now: datetime) -> bool:
         try:
@@ -273,7 +273,7 @@ def test_a_player_from_a_snapshot_older_than_protection_spins_under_its_rules() 
     from eventsourcing.domain import Snapshot
 
     player = Player.register("old")
-    player.deposit(10_000, "funds")
+    player.deposit(10_000, "funds", datetime.now(UTC))
     player.open_session("s1", "hash", "", "", START, PROFILES["none"])
     snapshot = Snapshot.take(player)
     del snapshot.state["guard"]  # as snapshots taken before protection existed hold it
