@@ -287,6 +287,31 @@ def checkpoint(
 
 
 @app.command()
+def witness(
+    log: Annotated[str | None, typer.Option(help="The service's base URL.")] = None,
+    log_key: Annotated[str | None, typer.Option(help="The log's verifier key you pinned.")] = None,
+    key: Annotated[Path | None, typer.Option(help="This witness's key file.")] = None,
+    state: Annotated[Path | None, typer.Option(help="This witness's state directory.")] = None,
+    new_key: Annotated[
+        Path | None, typer.Option(help="Make a witness key in this file and print its "
+                                       "verifier key.")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="The new key's name, e.g. "
+                                                  "regulator.example/w1.")] = None,
+) -> None:
+    """Cosign the log's newest checkpoint if it extends the last one this witness cosigned.
+
+    `--log URL --log-key VKEY --key FILE --state DIR`: exit 0 once cosigned, 1 naming
+    `inconsistent` or `bad_signature` when refused (the auditor key in PUMPKIN_AUDITOR_KEY
+    posts the cosignature). `--new-key FILE --name NAME` makes a key and prints its verifier key.
+    """
+    from infrastructure.transparency.witness_command import witness_command
+
+    _exit_with(witness_command(log_url=log, log_key=log_key, key_file=key, state=state,
+                               new_key_file=new_key, name=name))
+
+
+@app.command()
 def dispute(
     round_id: Annotated[str, typer.Argument(help="The round, e.g. alice.42.")],
     out: Annotated[

@@ -15,6 +15,7 @@ from domain.errors import RuleViolation
 from domain.ledger.merkle import consistency_proof, inclusion_proof, leaf_hash
 from infrastructure.audit.checkpoints import load_signing_key
 from infrastructure.transparency.log_builder import LogBuilder, log_verifier
+from infrastructure.transparency.log_store import LogStore
 from infrastructure.transparency.notes import NoteError, open_note
 
 RETRY_SECONDS = 60  # a round not yet in a checkpoint: one is signed at least this often
@@ -38,6 +39,26 @@ class InvalidCosignature(RuleViolation):
 
 class NoCheckpoint(RuleViolation):
     code = "no_checkpoint"
+
+
+def inclusion_of(store: LogStore, round_id: str) -> dict[str, Any] | None:
+    """The round's settling leaf and its RFC 9162 inclusion proof up to the newest signed
+    checkpoint (with its cosignatures); None until a checkpoint covers the round."""
+    found = store.leaf_for_round(round_id)
+    newest = store.newest_checkpoint()
+    if found is None or newest is None or newest[0] <= found[0]:
+        return None
+    index, leaf = found
+    size, signed = newest
+    return {
+        "leaf": leaf,
+        "leaf_index": index,
+        "leaf_hash": leaf_hash(leaf.encode()).hex(),
+        "tree_size": size,
+        "root_hash": store.checkpoints_root(size),
+        "inclusion": [node.hex() for node in inclusion_proof(index, size, store.node)],
+        "checkpoint": signed + "".join(store.cosignatures(size)),
+    }
 
 
 @dataclass
@@ -76,23 +97,11 @@ class TransparencyLog:
         return [node.hex() for node in consistency_proof(first, second, store.node)]
 
     def round_proof(self, round_id: str) -> dict[str, Any]:
-        store = self.builder.store
-        found = store.leaf_for_round(round_id)
-        newest = store.newest_checkpoint()
-        if found is None or newest is None or newest[0] <= found[0]:
+        proof = inclusion_of(self.builder.store, round_id)
+        if proof is None:
             raise NotInCheckpoint(f"no signed checkpoint covers round {round_id} yet",
                                   self.retry_seconds)
-        index, leaf = found
-        size, signed = newest
-        return {
-            "leaf": leaf,
-            "leaf_index": index,
-            "leaf_hash": leaf_hash(leaf.encode()).hex(),
-            "tree_size": size,
-            "root_hash": store.checkpoints_root(size),
-            "inclusion": [node.hex() for node in inclusion_proof(index, size, store.node)],
-            "checkpoint": signed + "".join(store.cosignatures(size)),
-        }
+        return proof
 
     def add_cosignatures(self, cosigned: str) -> int:
         """Keep the cosignature lines of a checkpoint of this log; how many were new."""

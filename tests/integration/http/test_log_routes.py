@@ -119,3 +119,22 @@ def test_the_log_follows_the_store_and_keeps_up(service: PumpkinApplication) -> 
     played(service, 2)
     builder = LogBuilder(service)
     assert builder.follow() == builder.rows.max_notification_id()
+
+
+def test_the_dispute_report_shows_the_rounds_inclusion_proof(
+    service: PumpkinApplication, tmp_path: Path
+) -> None:
+    from infrastructure.audit.dispute import dispute_report
+    from infrastructure.audit.dispute_html import render
+
+    played(service, 2)
+    assert not dispute_report(service, "ivy.1")["transparency"]["included"]
+    with client(service, tmp_path / "log.key") as api:
+        sign_now(api)
+        served = api.get("/rounds/ivy.1/proof", headers=bearer(AUDITOR)).json()
+    report = dispute_report(service, "ivy.1")
+    log = report["transparency"]
+    assert log["included"] and log["root_hash"] == served["root_hash"]
+    assert log["inclusion"] == served["inclusion"] and "RFC 9162" in log["how_to_check"]
+    page = render(report)
+    assert "Transparency log" in page and served["leaf_hash"] in page
