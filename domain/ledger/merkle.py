@@ -14,8 +14,9 @@ log stores beside the leaf).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Sequence
+
+from domain.ledger.hashchain import canonical_json
 
 Nodes = Callable[[int, int], bytes]  # (level, index) -> hash of a perfect subtree
 EMPTY_ROOT = hashlib.sha256(b"").digest()
@@ -200,5 +201,4 @@ def log_leaf(stream: str, version: int, topic: str, digest: str, round_id: str |
                                  "version": version}
     if round_id is not None:
         record["round_id"] = round_id
-    return json.dumps(record, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False).encode()
+    return canonical_json(record)

@@ -167,3 +167,33 @@ def test_a_checkpoint_not_signed_by_the_pinned_key_is_log_mismatch(
     code, report = verify(env, "--checkpoint", str(kept), "--log-key",
                           log_verifier(other).vkey())
     assert code == 1 and "checkpoint.signature" in log_kinds(report)
+
+
+def test_verify_requires_the_pinned_witness_cosignature_when_given(
+    store_url: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from infrastructure.transparency.notes import (
+        COSIGNATURE_V1,
+        Verifier,
+        cosign,
+        note,
+        raw_public,
+        split_note,
+    )
+
+    with PumpkinApplication.from_url(store_url) as app:
+        played(app)
+    kept = tmp_path / "kept.note"
+    vkey = checkpoint(env, kept)
+    witness = Ed25519PrivateKey.generate()
+    wvkey = Verifier("regulator.example/w1", COSIGNATURE_V1, raw_public(witness)).vkey()
+    code, report = verify(env, "--checkpoint", str(kept), "--log-key", vkey,
+                          "--witness-key", wvkey)
+    assert code == 1 and "checkpoint.cosignature" in log_kinds(report)
+    text, lines = split_note(kept.read_text())
+    kept.write_text(note(text, [*lines, cosign(text, "regulator.example/w1", witness, 1)]))
+    code, report = verify(env, "--checkpoint", str(kept), "--log-key", vkey,
+                          "--witness-key", wvkey)
+    assert code == 0, report["problems"]
