@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.ledger import player_events as events
+from domain.ledger import round_events
 from domain.ledger.free_rounds import is_live
 from domain.ledger.protection import is_excluded, limit_breach
 
@@ -27,7 +28,7 @@ def rules_broken(player: Any, event: Any) -> list[tuple[str, str]]:
         if is_excluded(player.guard, at):
             return [("excluded_play", f"session {event.session_id} opened while the player "
                                       "was excluded")]
-    elif isinstance(event, events.StakePlaced):
+    elif isinstance(event, round_events.StakePlaced):
         return _round_rules(player, event)
     return []
 

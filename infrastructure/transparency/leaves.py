@@ -14,7 +14,7 @@ from eventsourcing.persistence import StoredEvent
 
 from domain.ledger.hashchain import digest_of
 from domain.ledger.merkle import log_leaf
-from domain.ledger.player_events import RoundSettled
+from domain.ledger.round_events import RoundSettled
 from infrastructure.store.event_rows import StoredRow
 
 

@@ -15,6 +15,7 @@ import pytest
 from store_support import run_sql
 
 from domain.ledger import player as player_module
+from domain.ledger import protection_commands
 from domain.ledger.player import player_aggregate_id
 from domain.ledger.protection import PROFILES
 from infrastructure.application import PumpkinApplication
@@ -86,7 +87,7 @@ def test_a_session_opened_and_a_round_played_while_excluded_are_excluded_play(
     service.exclude("ivy", None, "asked to")
     # A defect (or a forged history) that forgot the exclusion: the events still chain.
     monkeypatch.setattr(player_module, "check_not_excluded", lambda *a: None)
-    monkeypatch.setattr(player_module, "check_access", lambda *a: None)
+    monkeypatch.setattr(protection_commands, "check_access", lambda *a: None)
     late, _ = service.open_session("ivy")
     service.spin(late, 20, "after")
     report = verify_store(service)
@@ -117,7 +118,7 @@ def test_a_stake_above_the_players_maximum_in_force_is_limit_broken(
     session_id = funded(service)
     service.set_limits("ivy", {"max_stake": 20})
     service.spin(session_id, 20, "ok")
-    monkeypatch.setattr(player_module, "check_round", lambda *a, **k: None)
+    monkeypatch.setattr(protection_commands, "check_round", lambda *a, **k: None)
     service.spin(session_id, 100, "over")
     report = verify_store(service)
     [broken] = [p for p in report["problems"] if p["kind"] == "limit_broken"]
