@@ -5,12 +5,14 @@ rounds (tests/play_rounds_support.py) so a feature round plays without hundreds 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from browser_support import ChromiumThread
+from PIL import Image
 from playwright import sync_api as playwright_api
 
 ROUND_TIMEOUT = 120_000  # a long Hold & Win or Free Spins round plays out its steps one by one
@@ -77,6 +79,9 @@ class PlayTab:
         self.shots.mkdir(parents=True, exist_ok=True)
         path = self.shots / f"{name}.png"
         self.page.locator(selector).screenshot(path=str(path))
+        if os.environ.get("PUMPKIN_PLAY_SHOTS"):  # for docs/: a small palette PNG
+            with Image.open(path) as picture:
+                picture.convert("RGB").quantize(colors=96).save(path, optimize=True)
         return path
 
     def strays(self) -> list[str]:
@@ -128,8 +133,9 @@ class RecordedApi:
                 body = self.player()
             elif path.endswith("/spins") and request.method == "POST":
                 sent = json.loads(request.post_data or "{}")
-                body = {**self.rounds[len(self.spins) % len(self.rounds)],
-                        "client_seed": sent.get("client_seed", "")}
+                nonce = len(self.spins) + 1  # each spin its own round, as the service answers
+                body = {**self.rounds[len(self.spins) % len(self.rounds)], "nonce": nonce,
+                        "round_id": f"fixture.{nonce}", "client_seed": sent.get("client_seed", "")}
                 self.spins.append(body)
             else:
                 route.fulfill(status=404, json={"error": {"code": "not_found", "message": "no"}})

@@ -24,6 +24,10 @@ export class Status {
     $("hw-mult").textContent = "× " + player.hold_and_win_multiplier;
     $("fs-mult").textContent = "× " + player.free_spins_multiplier;
     this.meter(player.level, player.spins_to_next_level);
+    const ladder = $("jackpots");
+    ladder.classList.toggle("locked", player.level < 4);
+    ladder.setAttribute("aria-label", player.level < 4
+      ? "Jackpots at this stake (they unlock at level 4)" : "Jackpots at this stake");
   }
 
   meter(level, left) {
