@@ -85,20 +85,23 @@ class SpinCommands:
                 return self.runner.run(player_id, decide, request_id)
             return await self.runner.run_async(player_id, decide, request_id)
 
-        taken = await self.wallet.take_stake(
-            order, player_id, lambda work: self.judged(work, order), run
-        )
-        if isinstance(taken, int):
-            return await self._replayed(blocking, player_id, taken)
-        attempt = SpinAttempt(order.client_seed)
-        try:
-            played = await run(
-                player_id, lambda work: self.decide(work, order, attempt, taken),
-                order.request_id,
+        async with self.wallet.turn(player_id):
+            taken = await self.wallet.take_stake(
+                order, player_id, lambda work: self.judged(work, order), run
             )
-        except RuleViolation:
-            await self.wallet.undo_stake(player_id, taken, "the round was refused after its debit")
-            raise
+            if isinstance(taken, int):
+                return await self._replayed(blocking, player_id, taken)
+            attempt = SpinAttempt(order.client_seed)
+            try:
+                played = await run(
+                    player_id, lambda work: self.decide(work, order, attempt, taken),
+                    order.request_id,
+                )
+            except RuleViolation:
+                await self.wallet.undo_stake(
+                    player_id, taken, "the round was refused after its debit"
+                )
+                raise
         if isinstance(played, int):  # this request's round, recorded meanwhile
             await self.wallet.undo_stake(player_id, taken, "the spin was already recorded")
             return await self._replayed(blocking, player_id, played)
