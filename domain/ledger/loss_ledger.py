@@ -44,13 +44,15 @@ class Bucket:
     staked: int
     net: int  # stakes minus wins
 
-    def counted(self, edge: float) -> int:
-        """What it adds to a window starting at `edge` (rounds started after the edge count)."""
+    def counted(self, edge: float, least: bool = False) -> int:
+        """What it adds to a window starting at `edge` (rounds started after the edge count);
+        where the edge falls among its rounds, its stakes (the most those rounds can have lost),
+        or with `least` minus its wins (the least)."""
         if self.first_minute * MINUTE > edge:
             return self.net
         if (self.last_minute + 1) * MINUTE <= edge:
             return 0
-        return self.staked
+        return self.net - self.staked if least else self.staked
 
     def with_round(self, minute: int, stake: int) -> Bucket:
         return Bucket(
@@ -101,22 +103,26 @@ class LossLedger:
 
     # -- the rule ------------------------------------------------------------------------------
 
-    def loss(self, seconds: int, now: float) -> int:
-        """Stakes minus wins of the rounds started in the `seconds` before `now` (module doc)."""
+    def loss(self, seconds: int, now: float, least: bool = False) -> int:
+        """Stakes minus wins of the rounds started in the `seconds` before `now` (module doc):
+        never less than the exact loss; with `least`, never more (verify's bound: a round is
+        named as breaking a loss limit only if it surely did, whatever the bucket)."""
         edge = now - seconds
         at = math.floor(edge / self.bucket_seconds)  # the bucket the edge falls in
         current = self.current
         if current is None or current.index < at:
             return 0
-        total = current.net if current.index > at else current.counted(edge)
+        total = current.net if current.index > at else current.counted(edge, least)
         after = bisect_right(self.indexes, at)  # the sealed buckets from `after` on are after it
         total += self.nets[-1] - self.nets[after]
         if after and self.indexes[after - 1] == at:
-            total += self._sealed(after - 1).counted(edge)
+            total += self._sealed(after - 1).counted(edge, least)
         return total
 
-    def losses(self, windows: Mapping[str, int], now: float) -> dict[str, int]:
-        return {name: self.loss(seconds, now) for name, seconds in windows.items()}
+    def losses(
+        self, windows: Mapping[str, int], now: float, least: bool = False
+    ) -> dict[str, int]:
+        return {name: self.loss(seconds, now, least) for name, seconds in windows.items()}
 
     # -- what events assign ----------------------------------------------------------------------
 

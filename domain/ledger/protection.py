@@ -264,18 +264,32 @@ def check_round(
             raise RoundTooSoon(
                 f"rounds are at least {profile.min_round_seconds} s apart", math.ceil(wait)
             )
+    breach = limit_breach(guard, stake, now, profile.stake_cap(age_band))
+    if breach is not None:
+        raise breach
+
+
+def limit_breach(
+    guard: Guard, stake: int, now: float, profile_max_stake: int | None = None,
+    surely: bool = False,
+) -> StakeLimit | LossLimit | None:
+    """The limit in force that a round of `stake` at `now` would break, if any (the spin's
+    rule, and verify's when it replays a stored round: domain.ledger.replay_rules). surely:
+    judge the losses by their lower bound (verify names only a loss limit surely broken; the
+    spin refuses on the upper bound, so a round it allowed is never named)."""
     limits = limits_in_force(guard, now)
-    caps = [c for c in (profile.stake_cap(age_band), limits.get("max_stake")) if c is not None]
+    caps = [c for c in (profile_max_stake, limits.get("max_stake")) if c is not None]
     if caps and stake > min(caps):
-        raise StakeLimit(f"the stake {stake} is above the maximum stake {min(caps)}")
+        return StakeLimit(f"the stake {stake} is above the maximum stake {min(caps)}")
     windows = {name: LOSS_WINDOWS[name] for name in LOSS_WINDOWS if name in limits}
     if windows:
-        for name, loss in losses(guard, windows, now).items():
+        for name, loss in guard.losses.losses(windows, now, least=surely).items():
             if loss + stake > limits[name]:
-                raise LossLimit(
+                return LossLimit(
                     f"a loss of {loss} so far plus the stake {stake} would pass {name} "
                     f"({limits[name]})"
                 )
+    return None
 
 
 def losses(guard: Guard, windows: Mapping[str, int], now: float) -> dict[str, int]:

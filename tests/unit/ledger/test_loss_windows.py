@@ -5,7 +5,8 @@ gives exactly the answers of the straightforward definitions, over random histor
   minute played, scanned: the rule as it was);
 - with the hour buckets it keeps, exactly a plain scan of the same buckets;
 - never less than the exact loss (stakes minus wins of the rounds started after now - window),
-  and exactly it when no bucket's rounds straddle the window's start;
+  and exactly it when no bucket's rounds straddle the window's start; its lower bound (verify's)
+  never more;
 - its size bounded by the hours of 30 days, however long the player plays;
 - an old snapshot's per-minute ledger reads as the buckets replay builds.
 """
@@ -111,6 +112,7 @@ def test_hour_buckets_give_a_plain_scans_answers_never_below_the_exact_loss(
             loss = ledger.loss(seconds, now)
             assert loss == bucket_scan(ledger, seconds, now)
             assert loss >= old_rule(rounds, seconds, now) >= exact(rounds, seconds, now)
+            assert ledger.loss(seconds, now, least=True) <= exact(rounds, seconds, now)
             straddled = any(
                 b.first_minute * MINUTE <= now - seconds < (b.last_minute + 1) * MINUTE
                 for b in ledger.buckets()
