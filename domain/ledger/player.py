@@ -59,9 +59,8 @@ from domain.ledger.player_state import upcast_state_v1_v2
 from domain.ledger.protection import (
     Profile,
     check_age_band,
-    check_not_excluded,
+    check_opening,
     check_reality_check_minutes,
-    check_session_limit,
     reality_check_due,
 )
 from domain.ledger.refusals import record_refusals, refuse_if_excluded
@@ -299,12 +298,8 @@ class Player(Aggregate):
         sealed_seed: the server seed sealed by the application (never the seed itself)."""
         if session_id in self.sessions:
             raise ValueError("session ids are unique")
-
-        def judge() -> None:
-            check_not_excluded(self.guard, at.timestamp())
-            check_session_limit(profile, len(self.sessions))
-
-        record_refusals(self, judge, "", None, at)
+        opening = (self.guard, profile, len(self.sessions), at.timestamp())
+        record_refusals(self, lambda: check_opening(*opening), "", None, at)
         interval = check_reality_check_minutes(reality_check_minutes, profile)
         self.trigger_event(
             self.SessionOpened, session_id=session_id, token_hash=token_hash,

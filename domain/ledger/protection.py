@@ -212,8 +212,10 @@ def check_not_excluded(guard: Guard, now: float, what: str = "") -> None:
         raise PlayerExcluded(f"{what} is refused: {why}" if what else why)
 
 
-def check_session_limit(profile: Profile, open_sessions: int) -> None:
-    """Where the profile allows one game at a time, no second open session."""
+def check_opening(guard: Guard, profile: Profile, open_sessions: int, now: float) -> None:
+    """The rules opening a session must pass: no exclusion, and where the profile allows one
+    game at a time, no second open session."""
+    check_not_excluded(guard, now)
     if profile.one_open_session and open_sessions:
         raise SessionLimit(
             f"the {profile.name} profile allows one open session at a time: close it first"
