@@ -13,6 +13,7 @@ from fastapi import FastAPI
 
 from infrastructure.http import (
     routes_audit,
+    routes_log,
     routes_operator,
     routes_play,
     routes_protection,
@@ -86,10 +87,12 @@ def create_app(
     app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)
     install_error_handlers(app, deps.metrics)
     routers = (routes_public, routes_operator, routes_play, routes_sessions, routes_reads,
-               routes_audit, routes_wallet, routes_protection)
+               routes_audit, routes_wallet, routes_protection, routes_log)
     for module in routers:
         app.include_router(module.router)
-    install_pages(app, deps.pages_keys, deps.operator_key, deps.auditor_key)
+    install_pages(
+        app, deps.pages_keys, deps.operator_key, deps.auditor_key, deps.console_sign_ins
+    )
     if spin_lane:
         app.add_middleware(SpinLane)
     app.add_middleware(JsonBodies)

@@ -7,6 +7,7 @@ events, in its one transaction, so nothing is taken before the round nor sent af
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
+from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
 from prometheus_client import CollectorRegistry
@@ -14,6 +15,8 @@ from prometheus_client import CollectorRegistry
 from infrastructure.rules_in_force import RulesInForce
 from infrastructure.store.command_runner import CommandRunner, Work
 from infrastructure.wallet.port import NOTHING_TAKEN, Judge, Runs, SpinOrder, StakeTaken
+
+_NO_TURN: AbstractAsyncContextManager[None] = nullcontext()
 
 
 class BuiltInWallet:
@@ -41,6 +44,9 @@ class BuiltInWallet:
 
     def settlement(self, player_id: str, round_id: str) -> dict[str, Any]:
         return {}
+
+    def turn(self, player_id: str) -> AbstractAsyncContextManager[None]:
+        return _NO_TURN  # the round and its money are one transaction: nothing to wait for
 
     async def take_stake(
         self, spin: SpinOrder, player_id: str, judge: Judge, run: Runs

@@ -2,8 +2,9 @@
 tests and benchmarks: a small real HTTP server, not a mock.
 
 It keeps balances in memory, answers a repeated `transaction_id` exactly as the first time,
-refuses a debit that arrives after its rollback, checks every request's signature, and can be
-told to misbehave (fault injection) on the next calls of a kind, or at random:
+refuses a debit that arrives after its rollback, checks every request's signature (signing.py:
+the time, the call's name and the body; 401 when wrong or more than 300 s from its clock), and
+can be told to misbehave (fault injection) on the next calls of a kind, or at random:
 
 - `fail_before`: answer 500 without applying;
 - `fail_after`:  apply, then answer 500;
@@ -30,8 +31,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
-import hmac
 import json
 import random
 import socket
@@ -40,6 +39,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from infrastructure.wallet.signing import verified
 
 FAULTS = (
     "fail_before", "fail_after", "timeout", "refuse", "drop", "accepted", "huge_balance",
@@ -50,12 +51,6 @@ OVERSIZED_BYTES = 1024 * 1024
 _BAD_BALANCES: dict[str, Any] = {
     "huge_balance": 2**70, "bool_balance": True, "negative_balance": -1,
 }
-
-
-def signature(secret: str, body: bytes) -> str:
-    """The X-Pumpkin-Signature header's value for `body`."""
-    digest = hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
-    return f"sha256={digest}"
 
 
 @dataclass
@@ -210,7 +205,7 @@ class WalletServer:
             body = self.read(call, json.loads(raw))
         except (KeyError, TypeError, ValueError):
             return 400, {"error": "invalid_request"}
-        self.ledger.receive(call, body)
+        self.ledger.receive(self.counted_as(call, body), body)
         fault = self.ledger.fault_for(call)
         kind = None if fault is None else fault.fault
         if kind == "close_unanswered":
@@ -235,9 +230,12 @@ class WalletServer:
         """The call (one of CALLS) a path names; None: not a wallet call."""
         return path if path in CALLS else None
 
+    def counted_as(self, call: str, body: dict[str, Any]) -> str:
+        """The call a request is counted under in `received`."""
+        return call
+
     def signed(self, call: str, headers: dict[str, str], raw: bytes) -> bool:
-        expected = signature(self.secret, raw)
-        return hmac.compare_digest(headers.get("x-pumpkin-signature", ""), expected)
+        return verified(self.secret, call, raw, headers.get("x-pumpkin-signature", ""))
 
     def bad_signature(self) -> tuple[int, dict[str, Any]]:
         return 401, {"error": "bad_signature"}

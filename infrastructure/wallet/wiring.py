@@ -26,7 +26,10 @@ def wallet_for(settings: Settings, runner: CommandRunner, rules: RulesInForce) -
         runner.store, runner.accounts, protocol, rules.now,
         stale_after=settings.wallet_timeout_seconds + STALE_MARGIN,
     )
-    return SeamlessWallet(runner, runner.accounts, protocol, outbox, settings.currency, rules)
+    return SeamlessWallet(
+        runner, runner.accounts, protocol, outbox, settings.currency, rules,
+        timeout_seconds=settings.wallet_timeout_seconds,
+    )
 
 
 def protocol_for(settings: Settings) -> WalletProtocol:
