@@ -138,3 +138,23 @@ def test_the_dispute_report_shows_the_rounds_inclusion_proof(
     assert log["inclusion"] == served["inclusion"] and "RFC 9162" in log["how_to_check"]
     page = render(report)
     assert "Transparency log" in page and served["leaf_hash"] in page
+
+
+def test_the_replay_page_shows_the_rounds_inclusion_proof(
+    service: PumpkinApplication, tmp_path: Path
+) -> None:
+    from urllib.parse import urlsplit
+
+    played(service, 1)
+    with client(service, tmp_path / "log.key") as api:
+        link = api.post("/rounds/ivy.1/replay-links", json={}, headers=bearer(OPERATOR))
+        assert link.status_code == 201, link.text
+        url = urlsplit(link.json()["url"])
+        path = f"{url.path}?{url.query}"
+        before = api.get(path)
+        assert before.status_code == 200 and "No signed checkpoint covers this round" in before.text
+        sign_now(api)
+        proof = api.get("/rounds/ivy.1/proof", headers=bearer(OPERATOR)).json()
+        page = api.get(path)
+        assert page.status_code == 200 and "Transparency log" in page.text
+        assert proof["root_hash"] in page.text and proof["leaf_hash"] in page.text
