@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 from uuid import uuid4
 
@@ -155,7 +156,7 @@ def build_long_player(app: PumpkinApplication, events: int) -> None:
         player: Player = app.repository.get(player_aggregate_id("long"))
         for _ in range(min(1_000, events - done)):
             done += 1
-            player.deposit(1, f"d{done}")
+            player.deposit(1, f"d{done}", datetime.now(UTC))
         app.save(player)
 
 

@@ -36,14 +36,17 @@ FUNDS = 10**11
 
 
 def start_wallet(
-    secret: str, balance: int, output: Any = None
+    secret: str, balance: int, output: Any = None, hub88_keys: tuple[str, str] | None = None,
 ) -> tuple[str, subprocess.Popen[bytes]]:
     """The reference wallet in its own process (every unknown player starts with `balance`),
-    answering; its URL and process."""
+    answering; its URL and process. With `hub88_keys` (the supplier's public key file, the
+    wallet's own private key file), the Hub88 reference wallet."""
     port = free_port()
+    protocol = (["infrastructure.wallet.reference", "--secret", secret] if hub88_keys is None
+                else ["infrastructure.wallet.hub88_reference", "--supplier-public-key",
+                      hub88_keys[0], "--private-key", hub88_keys[1]])
     process = subprocess.Popen(
-        [sys.executable, "-m", "infrastructure.wallet.reference", "--port", str(port),
-         "--secret", secret, "--balance", str(balance)],
+        [sys.executable, "-m", *protocol, "--port", str(port), "--balance", str(balance)],
         cwd=Path(__file__).resolve().parent.parent, stdout=output, stderr=output,
     )
     url = f"http://127.0.0.1:{port}"

@@ -51,7 +51,7 @@ WalletFactory = Callable[[CommandRunner, RulesInForce], Wallet]
 
 
 def built_in_wallet(runner: CommandRunner, rules: RulesInForce) -> Wallet:
-    return BuiltInWallet(runner)
+    return BuiltInWallet(runner, rules)
 
 
 class PumpkinApplication:

@@ -27,6 +27,7 @@ from infrastructure.audit.read_models_access import (
     WriteSideRounds,
     player_verifier,
 )
+from infrastructure.engine_warm_up import warm_up_engine
 from infrastructure.http.app import create_app
 from infrastructure.http.audit_export import AuditExports
 from infrastructure.http.deps import AuditReads, HttpDeps
@@ -35,6 +36,7 @@ from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.shared_buckets import SHARED_LIMITS_ENV, SharedBuckets
 from infrastructure.logging import REVEAL, configure_logging, get_logger
 from infrastructure.pages.keys import PageKeys
+from infrastructure.pages.sign_ins import SignIns
 from infrastructure.ports import Service
 from infrastructure.rounds.round_reads import SettledRounds
 from infrastructure.settings import Settings
@@ -103,6 +105,7 @@ def build_http_app(
     projection_rounds: RoundSource | None = None,
     on_shutdown: Callable[[], object] | None = None,
     audit: AuditReads | None = None,
+    console_sign_ins: SignIns | None = None,
 ) -> FastAPI:
     metrics = Metrics()
     application.on_conflict_retry = metrics.store_retries.inc
@@ -127,6 +130,8 @@ def build_http_app(
         limiter=_shared_limiter(settings),
         unknown_token_cache_seconds=settings.unknown_token_cache_seconds,
         pages_keys=PageKeys(settings.pages_key.get_secret_value(), settings.pages_key_file),
+        console_sign_ins=console_sign_ins,
+        currency=settings.currency,
         wallet_owed=application.wallet_owed,
         background=application.background,
     )
@@ -200,10 +205,27 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
     reader = build_projection_rounds(settings)
     runtime.closers.append(reader.close)
     runtime.http_app = build_http_app(
-        settings, application, reader, on_shutdown=runtime.close, audit=reader
+        settings,
+        application,
+        reader,
+        on_shutdown=runtime.close,
+        audit=reader,
+        console_sign_ins=build_console_sign_ins(settings, application),
     )
     log.info("service_built", database=settings.database_url_for_log)
     return runtime
+
+
+def build_console_sign_ins(settings: Settings, application: PumpkinApplication) -> SignIns:
+    """The console's sign-ins, in a table of the service's own database (every worker sees a
+    sign-out at once)."""
+    from infrastructure.pages.sign_ins import SignInTable
+    from infrastructure.store.event_rows import EventRows
+    from infrastructure.store.persistence import schema_lock
+
+    rows = EventRows(application.store)
+    with schema_lock(settings.database_url):  # workers starting together create it once
+        return SignInTable(rows.datastore, rows.postgres)
 
 
 def start_sweeper(settings: Settings, application: PumpkinApplication) -> Callable[[], object]:
@@ -225,17 +247,6 @@ def start_sweeper(settings: Settings, application: PumpkinApplication) -> Callab
     sweeper = Sweeper(application, store, settings.session_idle_seconds, checkpoint,
                       settings.checkpoint_seconds).start()
     return sweeper.stop
-
-
-def warm_up_engine() -> None:
-    """The game kernel compiled (or loaded from its cache) before the first request."""
-    import time
-
-    from domain.game.engine import warm_up
-
-    started = time.perf_counter()
-    warm_up()
-    log.info("engine_ready", seconds=round(time.perf_counter() - started, 2))
 
 
 def worker_http_app() -> FastAPI:

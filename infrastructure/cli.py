@@ -188,13 +188,17 @@ def math_figures(
     screens: Annotated[
         int, typer.Option(help="Screens sampled for the sd (the other figures are exact).")
     ] = 1_000_000,
+    workers: Annotated[
+        int | None, typer.Option(help="Processes computing states at once (default: every core).")
+    ] = None,
 ) -> None:
     """Print the computed (not simulated) figures: RTP and its parts, hit frequency, feature
     frequencies, sd and volatility index, max-win odds with their method."""
     from infrastructure.mathtools.math_figures import math_command
 
     _exit_with(math_command(
-        level=level, hw_mult=hw_mult, fs_mult=fs_mult, json_out=json_out, screens=screens
+        level=level, hw_mult=hw_mult, fs_mult=fs_mult, json_out=json_out, screens=screens,
+        workers=workers,
     ))
 
 
@@ -282,6 +286,43 @@ def dispute(
 
     settings = _settings()
     _exit_with(dispute_command(settings, round_id=round_id, out=out, json_out=json_out))
+
+
+@app.command("wallet-conformance")
+def wallet_conformance(
+    url: Annotated[str, typer.Argument(help="The operator wallet's base URL.")],
+    player: Annotated[str, typer.Option("--player", help="A test player known to the wallet.")],
+    secret: Annotated[str, typer.Option(
+        envvar="PUMPKIN_WALLET_SECRET", help="pumpkin: the HMAC key signing every call.")] = "",
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    protocol: Annotated[Literal["pumpkin", "hub88"], typer.Option(
+        envvar="PUMPKIN_WALLET_PROTOCOL", help="The wallet's API.")] = "pumpkin",
+    private_key: Annotated[str, typer.Option(
+        envvar="PUMPKIN_WALLET_PRIVATE_KEY_FILE", help="hub88: the supplier's key (PEM).")] = "",
+    public_key: Annotated[str, typer.Option(
+        envvar="PUMPKIN_WALLET_PUBLIC_KEY_FILE", help="hub88: Hub88's public key (PEM).")] = "",
+    currency: Annotated[str, typer.Option(envvar="PUMPKIN_CURRENCY")] = "EUR",
+    game_code: Annotated[str, typer.Option(envvar="PUMPKIN_WALLET_GAME_CODE")] = "pumpkin_rgs",
+    timeout: Annotated[float, typer.Option(help="Seconds one call may take.")] = 2.0,
+) -> None:
+    """Test an operator's wallet against the contract before go-live (signatures, debits,
+    credits, idempotent repeats serially and 8 at once, rollbacks, insufficient funds, the
+    balance). The test player's balance moves at most 100 minor units and ends where it
+    started. Exit 0 when every case holds, else 1 with each failed case named."""
+    from infrastructure.wallet.conformance import conformance_command
+
+    if protocol == "pumpkin" and not secret:
+        typer.echo("pumpkin: --secret (or PUMPKIN_WALLET_SECRET) is required", err=True)
+        raise typer.Exit(2)
+    if protocol == "hub88" and not private_key:
+        typer.echo("pumpkin: --private-key (or PUMPKIN_WALLET_PRIVATE_KEY_FILE) is required "
+                   "with --protocol hub88", err=True)
+        raise typer.Exit(2)
+    _exit_with(conformance_command(
+        url, protocol=protocol, player_id=player, json_out=json_out, secret=secret,
+        private_key_file=private_key, public_key_file=public_key, currency=currency,
+        game_code=game_code, timeout_seconds=timeout,
+    ))
 
 
 @projections_app.command("run")

@@ -64,6 +64,13 @@ class Settings(BaseSettings):
     wallet_secret: SecretStr = SecretStr("")
     currency: str = Field(default="EUR", pattern=r"^[A-Z]{3}$")
     wallet_timeout_seconds: float = Field(default=2.0, gt=0.0, le=30.0)
+    # The wallet's API: CONTRACT.md's own ("pumpkin", HMAC-signed with wallet_secret) or Hub88's
+    # supplier wallet API ("hub88", RSA-signed with the supplier's private key; Hub88's public
+    # key, when set, checks that every answer is signed by Hub88; game_code names the game).
+    wallet_protocol: Literal["pumpkin", "hub88"] = "pumpkin"
+    wallet_private_key_file: str = ""
+    wallet_public_key_file: str = ""
+    wallet_game_code: str = Field(default="pumpkin_rgs", min_length=1, max_length=64)
 
     # -- hardening (issue 17) --------------------------------------------------------------------
     # A request line plus headers larger than this is refused (431) before it is all read.
@@ -105,8 +112,16 @@ class Settings(BaseSettings):
         return url
 
     def model_post_init(self, __context: object) -> None:
-        if self.wallet_url and not self.wallet_secret.get_secret_value():
+        if self.wallet_url and self.wallet_protocol == "pumpkin" and (
+            not self.wallet_secret.get_secret_value()
+        ):
             raise ValueError("PUMPKIN_WALLET_SECRET is required with PUMPKIN_WALLET_URL")
+        if self.wallet_url and self.wallet_protocol == "hub88" and not (
+            self.wallet_private_key_file
+        ):
+            raise ValueError(
+                "PUMPKIN_WALLET_PRIVATE_KEY_FILE is required with PUMPKIN_WALLET_PROTOCOL=hub88"
+            )
         self._generated = (
             not self.operator_key.get_secret_value(),
             not self.auditor_key.get_secret_value(),

@@ -23,12 +23,12 @@ def grant_free_rounds(
     check_grant(campaign_id, rounds, stake, expires_at, now)
     if campaign_id in player.free_rounds:
         raise CampaignExists(f"campaign {campaign_id!r} was already granted to this player")
+    player.refuse_if_excluded(now, f"a grant of free rounds ({campaign_id!r})")
     player.trigger_event(
         Player.FreeRoundsGranted, campaign_id=campaign_id, rounds=rounds, stake=stake,
         expires_at=expires_at, request_id=request_id, fingerprint=fingerprint,
     )
     return campaign_view(campaign_id, granted)
-
 
 
 def cancel_free_rounds(player: Player, campaign_id: str) -> dict[str, Any]:
@@ -41,7 +41,6 @@ def cancel_free_rounds(player: Player, campaign_id: str) -> dict[str, Any]:
             rounds_left=campaign.rounds_left,
         )
     return {"campaign_id": campaign_id, "rounds_left": 0, "cancelled": True}
-
 
 
 def expire_free_rounds(player: Player, now: datetime) -> list[str]:

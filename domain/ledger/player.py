@@ -1,7 +1,8 @@
 """The Player aggregate: money, Spin Progress, sessions, whole rounds and player protection,
-rebuilt by replay. Its events are domain.ledger.player_events'; the commands of free rounds and
-of protection's limits, exclusions and reality checks are in their own modules
-(domain.ledger.free_round_commands, domain.ledger.protection_commands).
+rebuilt by replay. Its events are domain.ledger.player_events' and, a round's,
+domain.ledger.round_events'. The commands of free rounds and player protection's (limits,
+exclusions, reality checks, and the protection rules judged before a spin) are in their own
+modules (domain.ledger.free_round_commands, domain.ledger.protection_commands).
 
 Commands validate and compute; events only assign. Nothing here draws randomness, reads a clock
 or does I/O: the application draws seeds and ids first, and opens a session's sealed server seed
@@ -37,6 +38,7 @@ from domain.game.engine import RoundOutcome, check_stake, play_round
 from domain.game.facts import ROUND_FACTS
 from domain.game.progress import NEW_PLAYER, Progress
 from domain.ledger import player_events as events
+from domain.ledger import round_events as rounds
 from domain.ledger.chain_link import ChainLink
 from domain.ledger.fairness import check_client_seed
 from domain.ledger.free_rounds import Campaign, check_free_round
@@ -55,10 +57,8 @@ from domain.ledger.player_events import spin_fingerprint
 from domain.ledger.player_state import upcast_state_v1_v2
 from domain.ledger.protection import (
     Profile,
-    check_access,
     check_not_excluded,
     check_reality_check_minutes,
-    check_round,
     reality_check_due,
 )
 from domain.ledger.refusals import record_refusals
@@ -92,22 +92,23 @@ class Player(Aggregate):
     guard = EMPTY_GUARD  # unannotated: not a dataclass field
     free_rounds = _NO_CAMPAIGNS
 
-    # Its events (domain.ledger.player_events), named on the class as the library expects.
+    # Its events (domain.ledger.player_events, a round's in domain.ledger.round_events), named
+    # on the class as the library expects.
     Event, Created, Registered = events.PlayerEvent, events.Created, events.Registered
     Deposited, Withdrawn = events.Deposited, events.Withdrawn
     WalletBalanceReported = events.WalletBalanceReported
     SessionOpened, SessionClosed = events.SessionOpened, events.SessionClosed
     SeedRevealed, NonceBurned = events.SeedRevealed, events.NonceBurned
-    StakePlaced, RoundFact, RoundSettled = events.StakePlaced, events.RoundFact, events.RoundSettled
-    LevelUnlocked, SymbolsLanded = events.LevelUnlocked, events.SymbolsLanded
-    WildReelsTriggered, CloverMoonSwapped = events.WildReelsTriggered, events.CloverMoonSwapped
-    NormalGameCollectorCollected = events.NormalGameCollectorCollected
-    BoosterLanded, PumpkinActivated = events.BoosterLanded, events.PumpkinActivated
-    FreeSpinsAwarded, SpinCompleted = events.FreeSpinsAwarded, events.SpinCompleted
-    HoldAndWinStarted, PrizesCollected = events.HoldAndWinStarted, events.PrizesCollected
-    JackpotWon, HoldAndWinEnded = events.JackpotWon, events.HoldAndWinEnded
-    FreeSpinsStarted, FreeSpinsEnded = events.FreeSpinsStarted, events.FreeSpinsEnded
-    MaxWinReached = events.MaxWinReached
+    StakePlaced, RoundFact, RoundSettled = rounds.StakePlaced, rounds.RoundFact, rounds.RoundSettled
+    LevelUnlocked, SymbolsLanded = rounds.LevelUnlocked, rounds.SymbolsLanded
+    WildReelsTriggered, CloverMoonSwapped = rounds.WildReelsTriggered, rounds.CloverMoonSwapped
+    NormalGameCollectorCollected = rounds.NormalGameCollectorCollected
+    BoosterLanded, PumpkinActivated = rounds.BoosterLanded, rounds.PumpkinActivated
+    FreeSpinsAwarded, SpinCompleted = rounds.FreeSpinsAwarded, rounds.SpinCompleted
+    HoldAndWinStarted, PrizesCollected = rounds.HoldAndWinStarted, rounds.PrizesCollected
+    JackpotWon, HoldAndWinEnded = rounds.JackpotWon, rounds.HoldAndWinEnded
+    FreeSpinsStarted, FreeSpinsEnded = rounds.FreeSpinsStarted, rounds.FreeSpinsEnded
+    MaxWinReached = rounds.MaxWinReached
     FreeRoundsGranted = events.FreeRoundsGranted
     FreeRoundsCancelled, FreeRoundsExpired = events.FreeRoundsCancelled, events.FreeRoundsExpired
     LimitsChanged, Excluded = events.LimitsChanged, events.Excluded
@@ -228,11 +229,14 @@ class Player(Aggregate):
 
     # -- money ---------------------------------------------------------------------------------
 
-    def deposit(self, amount: int, request_id: str) -> int:
+    def deposit(self, amount: int, request_id: str, at: datetime) -> int:
+        """Fund the player (judged at `at`): an excluded player cannot be funded (the refusal
+        recorded), in every profile; a withdrawal still pays them out."""
         previous = self.replayed(request_id, f"deposit:{amount}")
         if previous is not None:
             return int(previous)
         check_amount(amount)
+        self.refuse_if_excluded(at, f"a deposit of {amount}")
         balance = self.balance + amount
         if balance > BALANCE_CAP:
             raise BalanceCap(f"a balance never passes {BALANCE_CAP}; {amount} would")
@@ -240,6 +244,13 @@ class Player(Aggregate):
             self.Deposited, amount=amount, request_id=request_id, balance_after=balance
         )
         return balance
+
+    def refuse_if_excluded(self, at: datetime, what: str) -> None:
+        """Refuse `what` (and record the refusal) while an exclusion lasts: no money in, no
+        promotion, in every profile (CONTRACT.md "Player protection")."""
+        record_refusals(
+            self, lambda: check_not_excluded(self.guard, at.timestamp(), what), "", None, at
+        )
 
     def withdraw(self, amount: int, request_id: str) -> int:
         previous = self.replayed(request_id, f"withdraw:{amount}")
@@ -352,35 +363,6 @@ class Player(Aggregate):
                     self.NonceBurned, session_id=session_id, nonce=nonce,
                     client_seed=client_seed, seed=seed,
                 )
-
-    def check_protection(
-        self, session_id: str, stake: int, profile: Profile, now: datetime,
-        server_seed: bytes | None = None,
-    ) -> None:
-        """Player protection's rules for a spin, before check_spin's. A refusal is recorded
-        first (server_seed: the session's, to reveal if the refusal closes it)."""
-        at = now.timestamp()
-
-        def judge() -> None:
-            check_access(self.guard, session_id, at)
-            if self.session_is_open(session_id):
-                check_round(
-                    self.guard, session_id, stake, profile, at,
-                    lambda: self.session_view(session_id, now),
-                )
-
-        record_refusals(self, judge, session_id, stake, now, server_seed)
-
-    def check_access(
-        self, session_id: str, now: datetime, server_seed: bytes | None = None
-    ) -> None:
-        """The protection rules that hold even for a closed session (exclusion, the session
-        time limit); a refusal is recorded first."""
-        at = now.timestamp()
-        record_refusals(
-            self, lambda: check_access(self.guard, session_id, at), session_id, None, now,
-            server_seed,
-        )
 
     def check_spin(
         self, session_id: str, stake: int, free: bool = False, funds: int | None = None

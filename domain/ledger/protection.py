@@ -161,12 +161,12 @@ def is_excluded(guard: Guard, now: float) -> bool:
     return guard.excluded and (until is None or until > now)
 
 
-def check_not_excluded(guard: Guard, now: float) -> None:
+def check_not_excluded(guard: Guard, now: float, what: str = "") -> None:
+    """Nothing is open to an excluded player (what: the request refused, for its message)."""
     if is_excluded(guard, now):
         until = guard.excluded_until
-        raise PlayerExcluded(
-            "the player is excluded " + ("permanently" if until is None else "for now")
-        )
+        why = "the player is excluded " + ("permanently" if until is None else "for now")
+        raise PlayerExcluded(f"{what} is refused: {why}" if what else why)
 
 
 def session_expired(guard: Guard, session_id: str, now: float) -> bool:

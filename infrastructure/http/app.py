@@ -90,7 +90,9 @@ def create_app(
                routes_audit, routes_wallet, routes_protection)
     for module in routers:
         app.include_router(module.router, dependencies=[EXACT_QUERY])
-    install_pages(app, deps.pages_keys, deps.operator_key, deps.auditor_key)
+    install_pages(
+        app, deps.pages_keys, deps.operator_key, deps.auditor_key, deps.console_sign_ins
+    )
     if spin_lane:
         app.add_middleware(SpinLane)
     app.add_middleware(JsonBodies)

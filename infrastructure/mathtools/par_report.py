@@ -22,25 +22,18 @@ import argparse
 import hashlib
 import json
 import math
-from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import structlog
 
-from domain.game.calculator import state_math
 from domain.game.calculator.state import DEFAULT_SCREENS
-from domain.game.max_win_odds import (
-    RELIABLE_EFFECTIVE_HITS,
-    RELIABLE_RELATIVE_ERROR,
-    cantelli_of,
-    published,
-    stated_odds,
-)
+from domain.game.max_win_odds import published
 from domain.game.model import MathModel, all_states, current_model, load_definition, state_key
 from domain.game.simulation import BUCKET_EDGES_X
 from domain.game.statistics import Z99, RunTotals
+from infrastructure.mathtools.math_figures import computed_states
 from infrastructure.mathtools.simulator import RunSpec, simulate, spec_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -155,11 +148,6 @@ def _bucket_names() -> list[str]:
     return [*names, f">= {edges[-1]}"]
 
 
-def _computed(job: tuple[MathModel, tuple[int, int, int], int]) -> dict[str, Any]:
-    model, state, screens = job
-    return state_math(model, *state, screens=screens).as_dict()
-
-
 def _state(key: str) -> tuple[int, int, int]:
     return next(s for s in all_states() if state_key(*s) == key)
 
@@ -187,9 +175,8 @@ def run(
         if f.get("screens") == screens and f.get("parameters") == model.probabilities(*_state(key))
     }
     missing = [s for s in all_states() if state_key(*s) not in reused]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        figures = pool.map(_computed, [(model, s, screens) for s in missing])
-        computed = {**reused, **{f["state"]: f for f in figures}}
+    figures = computed_states(model, missing, screens, workers)
+    computed = {**reused, **{f["state"]: f for f in figures}}
     log.info("computed", reused=sorted(reused), computed=len(missing))
     totals = simulate_states(model, master, spins, workers, progress, step, ray_address=ray_address)
     simulated: dict[str, dict[str, Any]] = {}
@@ -328,139 +315,6 @@ def _save_progress(
     scratch.replace(progress)
 
 
-def markdown(math_figures: dict[str, Any], par: dict[str, Any]) -> str:
-    n = par["spins_per_state"]
-    lines = [
-        "# PAR report: Pumpkin",
-        "",
-        f"Model `{par['model_version']}`, generated {par['generated']} by "
-        f"`python -m infrastructure.mathtools.par_report --spins {n}` with the live engine.",
-        "",
-        "Computed figures (`pumpkin math`, the calculator: skeletons and the symbols that decide "
-        "line wins and Clover Moon Swap enumerated exactly, Hold & Win by a Markov chain, Free "
-        "Spins by Wald's identity, so RTP, hit frequency and feature frequencies are exact; the "
-        f"sd from {math_figures['screens']:,} fixed-seed screens with every later step averaged "
-        "exactly) beside a simulation of "
-        f"{n:,} rounds per state. Master seed `{par['master_seed']}`, fixed before the run "
-        '(SHA-256 of "pumpkin-par:" and the model name); each state\'s seed is SHA-256(master '
-        "seed + state key). No state was re-simulated.",
-    ]
-    if n < CERTIFICATION_SPINS:
-        lines += [
-            "",
-            f"**This run is short** ({n:,} rounds per state, what the shared 2-core development "
-            "machine allows): its intervals are wide. The certification run is "
-            f"`python -m infrastructure.mathtools.par_report --spins {CERTIFICATION_SPINS}` "
-            "(see docs/MATH.md for running it on a cluster).",
-        ]
-    lines += [
-        "",
-        "| state | computed RTP | simulated RTP | 99% CI | hit computed / sim. | FS 1 in | "
-        "H&W 1 in | sd | VI | lines / NGC / clover / H&W / FS | checks |",
-        "|---|---:|---:|---|---|---:|---:|---:|---:|---|---|",
-    ]
-    for key, s in par["states"].items():
-        c = math_figures["states"][key]
-        p = c["rtp_parts"]
-        missed = [name for name, passed in s["checks"].items() if not passed]
-        targets = [name for name in missed if not name.startswith(CI_CHECK)]
-        outside = [_figure_name(name) for name in missed if name.startswith(CI_CHECK)]
-        verdict = (
-            "FAIL: " + ", ".join(targets)
-            if targets
-            else "outside its 99% interval: " + ", ".join(outside)
-            if outside
-            else "pass"
-        )
-        lines.append(
-            f"| {key} | {_computed_rtp(c)} | {s['rtp']:.3%} "
-            f"| {s['ci99_low']:.3%} .. {s['ci99_high']:.3%} "
-            f"| {c['hit_frequency']:.2%} / {s['hit_frequency']:.2%} "
-            f"| {c['free_spins_one_in']:,.1f} | {c['hold_and_win_one_in']:,.1f} "
-            f"| {c['sd']:.2f} | {c['volatility_index']:.2f} "
-            f"| {p['base_lines']:.2%} / {p['normal_game_collector']:.2%} / "
-            f"{p['clover_moon_swap']:.2%} / {p['hold_and_win']:.2%} / {p['free_spins']:.2%} "
-            f"| {verdict} |"
-        )
-    lines += [
-        "",
-        *_verdict_lines(par),
-        "",
-        *max_win_section(par["model_version"], math_figures["states"], par["states"]),
-    ]
-    return "\n".join(lines)
-
-
-def _computed_rtp(figures: dict[str, Any]) -> str:
-    """The computed RTP, with its standard error where it has one (a sampled part)."""
-    error = figures["rtp_standard_error"]
-    return f"{figures['rtp']:.4%}" + (f" (+-{error:.4%})" if error else "")
-
-
-def _figure_name(check: str) -> str:
-    return check.removeprefix(CI_CHECK + "contains_computed_").replace("_", " ")
-
-
-def _verdict_lines(par: dict[str, Any]) -> list[str]:
-    found = par.get("verdict") or verdict(par["states"])
-    misses = found["ci99_misses"]
-    return [
-        f"Every target met in every state: **{'yes' if not found['targets_missed'] else 'NO'}**"
-        + (f" (missed: {'; '.join(found['targets_missed'])})" if found["targets_missed"] else "")
-        + ".",
-        "",
-        f"99% intervals containing their computed figure: {found['ci99_intervals'] - len(misses)} "
-        f"of {found['ci99_intervals']}"
-        + (f" (outside: {'; '.join(misses)})" if misses else "")
-        + f". With {found['ci99_intervals']} intervals at 99%, chance alone leaves about "
-        f"{found['ci99_intervals'] / 100:.1f} outside, and up to {found['ci99_misses_allowed']} "
-        "at the 1% level; more would mean a computed figure is wrong.",
-        "",
-        f"All checks pass: **{'yes' if found['all_pass'] else 'NO'}**.",
-    ]
-
-
-def max_win_section(version: str, computed: dict[str, Any], simulated: dict[str, Any]) -> list[str]:
-    """The max win's odds per state: what is published (domain.game.max_win_odds), the
-    importance-sampling run behind it, Cantelli's bound and the simulation's count."""
-    lines = [
-        "## Max win (10,000 x stake)",
-        "",
-        "Importance sampling (`python -m infrastructure.mathtools.max_win`, docs/MATH.md): "
-        "rounds of the live kernel drawn from the model and two tilts refined by the "
-        "cross-entropy method, each weighted by its exact likelihood ratio. Published where it "
-        f"is reliable (at least {RELIABLE_EFFECTIVE_HITS} effective hits, standard error at "
-        f"most {RELIABLE_RELATIVE_ERROR:.0%} of the estimate) and not rejected by the "
-        "simulation's count of max wins; otherwise a bound that holds: the exact binomial "
-        "(Clopper-Pearson) 99% upper confidence bound from the simulation's count of max wins "
-        "in the state, or Cantelli's bound (true of any distribution) where that is tighter. "
-        "Logarithms base 10 of the probability.",
-        "",
-        "| state | published | IS log10 P | 99% CI | rel. se | hits (effective) | tilted "
-        "rounds | Cantelli: 1 in at least | max wins simulated |",
-        "|---|---|---:|---|---:|---:|---:|---:|---:|",
-    ]
-    for key, c in computed.items():
-        s = simulated.get(key, {})
-        seen = (int(s["spins"]), int(s.get("max_win_hits", 0))) if s else None
-        odds = stated_odds(version, key, cantelli_of(c["max_win_odds"]), seen)
-        m = odds["importance_sampling"] or {}
-        low, high = m.get("log10_ci99") or (None, None)
-        error = m.get("relative_standard_error")
-        lines.append(
-            f"| {key} | {odds['statement']} | {_figure(m.get('log10_probability'))} "
-            f"| {_figure(low)} .. {_figure(high)} | {_figure(error, '.2f')} "
-            f"| {m.get('hits', '-')} ({_figure(m.get('effective_hits'), '.1f')}) "
-            f"| {m.get('rounds') or 0:,} | {odds['cantelli']['one_in_at_least']:,.0f} "
-            f"| {s.get('max_win_hits', '-')} in {s.get('spins', 0):,} |"
-        )
-    return [*lines, ""]
-
-
-def _figure(x: float | None, spec: str = ".2f") -> str:
-    return "-" if x is None else format(x, spec)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--spins", type=int, default=CERTIFICATION_SPINS)
@@ -526,6 +380,8 @@ def main() -> None:
     (models / f"{model.name}.par.json").write_text(
         json.dumps(results["par"], indent=1, sort_keys=True) + "\n"
     )
+    from infrastructure.mathtools.par_markdown import markdown
+
     (ROOT / "docs" / "PAR.md").write_text(markdown(results["math"], results["par"]))
     log.info("written", all_pass=results["par"]["all_pass"])
 

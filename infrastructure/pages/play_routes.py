@@ -1,16 +1,19 @@
-"""/play: a game client for one session token, played through the JSON API by static/play.js.
-The token never reaches this page's server side: it is pasted or arrives as `#token=...`."""
+"""/play: a game client for one session token, played through the JSON API by the ES modules under
+static/play/. The token never reaches this page's server side: it is pasted or arrives as
+`#token=...`; the page is told only the currency its money is shown in."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from infrastructure.http.deps import HttpDeps
 from infrastructure.pages.web import page
 
 router = APIRouter(include_in_schema=False)
 
 
 @router.get("/play", response_class=HTMLResponse)
-def play() -> HTMLResponse:
-    return page("play.html", {"title": "Play Pumpkin"})
+def play(request: Request) -> HTMLResponse:
+    deps: HttpDeps = request.app.state.deps
+    return page("play.html", {"title": "Play Pumpkin", "currency": deps.currency})

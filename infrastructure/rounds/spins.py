@@ -24,6 +24,7 @@ from domain.ledger.fairness import check_client_seed, round_seed
 from domain.ledger.free_rounds import check_free_round, free_round_stake
 from domain.ledger.identifiers import round_id_of
 from domain.ledger.player import Player
+from domain.ledger.protection_commands import check_protection
 from domain.ledger.recall import round_view
 from domain.ledger.round_events import in_round, round_event_payload
 from infrastructure.rounds.round_reads import RoundReads
@@ -84,20 +85,23 @@ class SpinCommands:
                 return self.runner.run(player_id, decide, request_id)
             return await self.runner.run_async(player_id, decide, request_id)
 
-        taken = await self.wallet.take_stake(
-            order, player_id, lambda work: self.judged(work, order), run
-        )
-        if isinstance(taken, int):
-            return await self._replayed(blocking, player_id, taken)
-        attempt = SpinAttempt(order.client_seed)
-        try:
-            played = await run(
-                player_id, lambda work: self.decide(work, order, attempt, taken),
-                order.request_id,
+        async with self.wallet.turn(player_id):
+            taken = await self.wallet.take_stake(
+                order, player_id, lambda work: self.judged(work, order), run
             )
-        except RuleViolation:
-            await self.wallet.undo_stake(player_id, taken, "the round was refused after its debit")
-            raise
+            if isinstance(taken, int):
+                return await self._replayed(blocking, player_id, taken)
+            attempt = SpinAttempt(order.client_seed)
+            try:
+                played = await run(
+                    player_id, lambda work: self.decide(work, order, attempt, taken),
+                    order.request_id,
+                )
+            except RuleViolation:
+                await self.wallet.undo_stake(
+                    player_id, taken, "the round was refused after its debit"
+                )
+                raise
         if isinstance(played, int):  # this request's round, recorded meanwhile
             await self.wallet.undo_stake(player_id, taken, "the spin was already recorded")
             return await self._replayed(blocking, player_id, played)
@@ -118,7 +122,7 @@ class SpinCommands:
         if order.free_round is not None:
             check_free_round(player.free_rounds, order.free_round, now)
         server_seed = self.sessions.server_seed(player, order.session_id)
-        player.check_protection(order.session_id, stake, self.rules.profile, now, server_seed)
+        check_protection(player, order.session_id, stake, self.rules.profile, now, server_seed)
         return Judged(player.player_id, stake, round_id_of(player.player_id, player.rounds + 1))
 
     def decide(
@@ -137,7 +141,7 @@ class SpinCommands:
             return replayed
         now = self.rules.now()
         server_seed = self.sessions.server_seed(player, session_id)
-        player.check_protection(session_id, stake, self.rules.profile, now, server_seed)
+        check_protection(player, session_id, stake, self.rules.profile, now, server_seed)
         self.wallet.before_round(work, order, taken)
         free = order.free_round is not None
         player.check_spin(session_id, stake, free=free)

@@ -7,22 +7,31 @@ events, in its one transaction, so nothing is taken before the round nor sent af
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
+from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
 from prometheus_client import CollectorRegistry
 
+from infrastructure.rules_in_force import RulesInForce
 from infrastructure.store.command_runner import CommandRunner, Work
 from infrastructure.wallet.port import NOTHING_TAKEN, Judge, Runs, SpinOrder, StakeTaken
 
+_NO_TURN: AbstractAsyncContextManager[None] = nullcontext()
+
 
 class BuiltInWallet:
-    def __init__(self, runner: CommandRunner, currency: str = "EUR") -> None:
+    def __init__(
+        self, runner: CommandRunner, rules: RulesInForce, currency: str = "EUR"
+    ) -> None:
         self.runner = runner
+        self.rules = rules
         self.currency = currency
 
     def deposit(self, player_id: str, amount: int, request_id: str) -> int:
+        """Judged on the clock (an excluded player cannot be funded)."""
+        now = self.rules.now()
         return self.runner.run(
-            player_id, lambda work: work.player.deposit(amount, request_id), request_id
+            player_id, lambda work: work.player.deposit(amount, request_id, now), request_id
         )
 
     def withdraw(self, player_id: str, amount: int, request_id: str) -> int:
@@ -35,6 +44,9 @@ class BuiltInWallet:
 
     def settlement(self, player_id: str, round_id: str) -> dict[str, Any]:
         return {}
+
+    def turn(self, player_id: str) -> AbstractAsyncContextManager[None]:
+        return _NO_TURN  # the round and its money are one transaction: nothing to wait for
 
     async def take_stake(
         self, spin: SpinOrder, player_id: str, judge: Judge, run: Runs

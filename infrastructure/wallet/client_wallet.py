@@ -6,7 +6,7 @@ adapter: the client writes the call and reads the answer, this judges what it me
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from prometheus_client import CollectorRegistry
 
@@ -60,22 +60,32 @@ class ClientWallet:
         self.client.bind_metrics(registry)
 
     async def _call(self, call: str, body: dict[str, Any]) -> CallOutcome:
-        """A 200 with an integer balance in range is a success; a 402 insufficient funds and
-        another 4xx a refusal (the wallet's answer kept as the reason); anything else (no
-        answer, a 5xx, another status) unknown."""
         try:
             answer = await self.client.call(call, body)
         except WalletUnknownOutcome as unknown:
             return CallOutcome(Outcome.UNKNOWN, detail=str(unknown)[:200])
-        status = answer.status
-        detail = f"{call}: the wallet answered {status}"
-        if status == 200:
-            balance = answer.body.get("balance")
-            if type(balance) is int and 0 <= balance <= MAX_BALANCE:
-                return CallOutcome(Outcome.SUCCESS, balance, 200)
-            return CallOutcome(Outcome.UNKNOWN, status=200, detail=f"{call}: a bad balance")
-        if 400 <= status < 500:
-            refused = Outcome.INSUFFICIENT if status == 402 else Outcome.REFUSED
-            reason = str(answer.body)[:200] if call == "debit" else detail
-            return CallOutcome(refused, status=status, detail=reason)
-        return CallOutcome(Outcome.UNKNOWN, status=status, detail=detail)
+        return judged(call, answer.status, answer.body)
+
+
+def sane_balance(value: object) -> TypeGuard[int]:
+    """An integer balance in 0..MAX_BALANCE (a boolean is not an integer)."""
+    return type(value) is int and 0 <= value <= MAX_BALANCE
+
+
+def judged(call: str, status: int, body: dict[str, Any]) -> CallOutcome:
+    """The contract's judgment of an answer: only a 200 with a sane integer balance is a
+    success; a 402 is insufficient funds and another 4xx a refusal (the wallet's answer kept
+    as the reason); anything else (another status, 2xx included, a bad or missing balance) is
+    unknown."""
+    if status == 200:
+        balance = body.get("balance")
+        if sane_balance(balance):
+            return CallOutcome(Outcome.SUCCESS, balance, 200)
+        shown = repr(balance)[:40]
+        return CallOutcome(Outcome.UNKNOWN, status=200, detail=f"{call}: 200 with balance {shown}")
+    if 400 <= status < 500:
+        refused = Outcome.INSUFFICIENT if status == 402 else Outcome.REFUSED
+        reason = f"{call}: the wallet answered {status} {str(body)[:150]}"
+        return CallOutcome(refused, status=status, detail=reason[:200])
+    detail = f"{call}: the wallet answered {status}"
+    return CallOutcome(Outcome.UNKNOWN, status=status, detail=detail)

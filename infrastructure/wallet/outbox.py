@@ -8,8 +8,13 @@ process runs `Outbox.run` in its event loop. It follows the store's notification
 - an open debit older than `stale_after` seconds (its sender died or gave up before recording
   the outcome) is unknown: its rollback becomes owed (RollbackOwed);
 - every owed credit or rollback is sent with its own, unchanging transaction id; a failure is
-  recorded (AttemptFailed) and retried later, backing off from 0.2 s to 30 s;
+  recorded (AttemptFailed) and retried later, backing off exponentially per item from 0.2 s to
+  60 s (from its recorded attempts after a restart);
 - a 200 is recorded (Acknowledged).
+
+Items are isolated: whatever one item or one player's account raises (a wallet answer that
+cannot be recorded, a store refusal) is logged and backs that item off; the pass goes on with
+every other item and player.
 
 Two processes may send the same item at once: the wallet answers a repeated transaction id as
 the first time, and the second acknowledgement finds nothing owed and records nothing.
@@ -34,9 +39,18 @@ from infrastructure.wallet.accounts import WalletAccounts
 from infrastructure.wallet.port import Credit, Rollback, WalletProtocol
 
 FIRST_DELAY = 0.2
-MAX_DELAY = 30.0
+MAX_DELAY = 60.0
 IDLE_POLL = 0.5  # seconds between looks at the store when nothing wakes the outbox
 _log = logging.getLogger(__name__)
+
+
+def backoff(failures: int, recorded_attempts: int = 0) -> float:
+    """Seconds before an item's next try: FIRST_DELAY doubled per attempt (those this process
+    made, or those recorded, whichever is more), at most MAX_DELAY, jittered."""
+    attempts = max(failures, recorded_attempts + 1)
+    delay = FIRST_DELAY * 2.0 ** min(attempts - 1, 20)
+    jitter = random.uniform(0.8, 1.2)  # noqa: S311 - not a secret
+    return min(delay * jitter, MAX_DELAY)
 
 
 def owed_call(item: dict[str, Any]) -> Credit | Rollback:
@@ -121,7 +135,7 @@ class Outbox:
         # player's next account save (a spin's), or by the next pass; lost in a crash, they
         # are only sent again (same transaction id, the wallet answers as the first time).
         self._acks: dict[str, dict[str, int]] = {}
-        self._due: dict[str, tuple[float, float]] = {}  # transaction id -> (next try, delay)
+        self._due: dict[str, tuple[float, int]] = {}  # transaction id -> (next try, failures)
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.owed_gauge: Gauge | None = None
@@ -176,7 +190,12 @@ class Outbox:
             def fold(account: WalletAccount, folded: list[str] = folded) -> None:
                 folded[:] = self.fold_acks(account)
 
-            await asyncio.to_thread(_change, self.accounts, player_id, fold)
+            try:
+                await asyncio.to_thread(_change, self.accounts, player_id, fold)
+            except Exception:  # noqa: BLE001 - kept for the next pass; the others go on
+                _log.warning("wallet outbox: acknowledgements not recorded", exc_info=True,
+                             extra={"player": player_id})
+                continue
             self.acks_recorded(player_id, folded)
 
     # -- the loop --------------------------------------------------------------------------------
@@ -202,51 +221,69 @@ class Outbox:
         """One look at everything that may be owed; the number of items acknowledged."""
         await self._flush_acks()
         await asyncio.to_thread(self.catch_up)
-        acknowledged = 0
         now = self.clock().timestamp()
         counts = {"credit": 0, "rollback": 0}
+        acknowledged = 0
         for player_id in sorted(self._candidates):
-            if self._settled_in_memory(player_id):
-                self._candidates.discard(player_id)
-                continue
-            account = await asyncio.to_thread(self.accounts.get, player_id)
-            if account is None:
-                continue
-            stale = account.stale_debits(now, self.stale_after)
-            if stale:
-
-                def roll_back(account: WalletAccount, stale: list[str] = stale) -> None:
-                    for tx in stale:
-                        account.owe_rollback(uuid4().hex, tx, "the debit's outcome was unknown")
-
-                await asyncio.to_thread(_change, self.accounts, player_id, roll_back)
-                account = await asyncio.to_thread(self.accounts.get, player_id)
-                assert account is not None
-            unrecorded = self.unrecorded_acks(player_id)
-            items = [i for i in account.owed_items() if i["transaction_id"] not in unrecorded]
-            if not items and not account.debits:
-                self._candidates.discard(player_id)
-                continue
-            for item in items:
-                counts[item["kind"]] += 1
-                if await self._try(item, now):
-                    acknowledged += 1
-                    counts[item["kind"]] -= 1
+            try:
+                acknowledged += await self._settle_player(player_id, now, counts)
+            except Exception:  # noqa: BLE001 - one account never stops the others
+                _log.warning("wallet outbox: an account failed", exc_info=True,
+                             extra={"player": player_id})
         if self.owed_gauge is not None:
             for kind, count in counts.items():
                 self.owed_gauge.labels(kind).set(count)
         return acknowledged
 
+    async def _settle_player(self, player_id: str, now: float, counts: dict[str, int]) -> int:
+        """Send what one player's account owes (its stale debits rolled back first); the
+        number acknowledged. `counts` gathers what stays owed, by kind."""
+        if self._settled_in_memory(player_id):
+            self._candidates.discard(player_id)
+            return 0
+        account = await asyncio.to_thread(self.accounts.get, player_id)
+        if account is None:
+            return 0
+        stale = account.stale_debits(now, self.stale_after)
+        if stale:
+
+            def roll_back(account: WalletAccount, stale: list[str] = stale) -> None:
+                for tx in stale:
+                    account.owe_rollback(uuid4().hex, tx, "the debit's outcome was unknown")
+
+            await asyncio.to_thread(_change, self.accounts, player_id, roll_back)
+            account = await asyncio.to_thread(self.accounts.get, player_id)
+            if account is None:
+                return 0
+        unrecorded = self.unrecorded_acks(player_id)
+        items = [i for i in account.owed_items() if i["transaction_id"] not in unrecorded]
+        if not items and not account.debits:
+            self._candidates.discard(player_id)
+            return 0
+        acknowledged = 0
+        for item in items:
+            counts[item["kind"]] += 1
+            if await self._try(item, now):
+                acknowledged += 1
+                counts[item["kind"]] -= 1
+        return acknowledged
+
     async def _try(self, item: dict[str, Any], now: float) -> bool:
+        """Send one item unless it is backing off; True when acknowledged. A failure, or
+        anything it raises, backs it off: FIRST_DELAY doubled per attempt, up to MAX_DELAY."""
         transaction_id = str(item["transaction_id"])
-        next_try, delay = self._due.get(transaction_id, (0.0, FIRST_DELAY))
+        next_try, failures = self._due.get(transaction_id, (0.0, 0))
         if now < next_try:
             return False
-        if await settle_one(self.wallet, self.accounts, item):
-            self._due.pop(transaction_id, None)
-            return True
-        jitter = random.uniform(0.8, 1.2)  # noqa: S311 - not a secret
-        self._due[transaction_id] = (now + delay * jitter, min(delay * 2, MAX_DELAY))
+        try:
+            if await settle_one(self.wallet, self.accounts, item):
+                self._due.pop(transaction_id, None)
+                return True
+        except Exception:  # noqa: BLE001 - one item never stops the others
+            _log.warning("wallet outbox: an item failed", exc_info=True,
+                         extra={"transaction": transaction_id})
+        failures += 1
+        self._due[transaction_id] = (now + backoff(failures, int(item["attempts"])), failures)
         return False
 
     # -- what is owed ----------------------------------------------------------------------------

@@ -11,8 +11,10 @@ Two implement it:
   one transaction, every owed credit and rollback sent by the outbox until acknowledged. It talks
   to the operator's wallet through one `WalletProtocol`.
 
-A spin goes: `take_stake` (nothing for the built-in wallet; judge the spin's rules, record and
-send the debit for the seamless one) -> the round decided on the player, with `before_round`
+A spin goes, inside `turn(player_id)` (the seamless wallet: one spin of a player at a time
+from its debit to its recorded round, so each debit names the round it pays for):
+`take_stake` (nothing for the built-in wallet; judge the spin's rules, record and send the
+debit for the seamless one) -> the round decided on the player, with `before_round`
 and `with_round` in its transaction (the seamless wallet reports the wallet's balance, checks its
 debit is still open, and owes the credit) -> `answer` (the seamless wallet sends the credit and
 says whether it was settled); `undo_stake` when no round was recorded after the stake was taken.
@@ -32,6 +34,10 @@ outbox, settlement):
   recorded as its last error, and it is sent again later with the same transaction id.
 - `balance(player_id)` -> SUCCESS with the balance; anything else is UNKNOWN.
 
+Only a 200 whose JSON body holds an integer balance in 0..MAX_BALANCE is a SUCCESS (a boolean
+is no integer; another 2xx, an answer over 64 KiB, a balance out of range are UNKNOWN):
+client_wallet.judged is the Pumpkin protocol's judgment, in one place.
+
 A SUCCESS of a debit or a balance call carries an integer balance in 0..2^53-1 (minor units of
 the service's currency, which the adapter is configured with and converts to its wire's units);
 a credit's or rollback's carries it when the wallet gave one (None: the last one known stands).
@@ -43,6 +49,7 @@ The wallet answers a repeated transaction id as the first time; the service reli
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol
@@ -181,6 +188,10 @@ class Wallet(Protocol):
         ...
 
     # -- a spin --------------------------------------------------------------------------------
+
+    def turn(self, player_id: str) -> AbstractAsyncContextManager[None]:
+        """Held from `take_stake` until the round is recorded (or the stake given back)."""
+        ...
 
     async def take_stake(
         self, spin: SpinOrder, player_id: str, judge: Judge, run: Runs

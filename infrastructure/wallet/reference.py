@@ -2,14 +2,22 @@
 tests and benchmarks: a small real HTTP server, not a mock.
 
 It keeps balances in memory, answers a repeated `transaction_id` exactly as the first time,
-refuses a debit that arrives after its rollback, checks every request's signature, and can be
-told to misbehave (fault injection) on the next calls of a kind, or at random:
+refuses a debit that arrives after its rollback, checks every request's signature (signing.py:
+the time, the call's name and the body; 401 when wrong or more than 300 s from its clock), and
+can be told to misbehave (fault injection) on the next calls of a kind, or at random:
 
 - `fail_before`: answer 500 without applying;
 - `fail_after`:  apply, then answer 500;
 - `timeout`:     apply, then answer only after `delay` seconds (past the caller's timeout);
 - `refuse`:      answer 403 (another 4xx: the service's `wallet_refused`) without applying;
-- `drop`:        apply, then close the connection without an answer.
+- `drop`:        apply, then close the connection without an answer;
+- `close_unanswered`: read the request, apply nothing, close the connection without an answer
+  (a kept-alive connection closed under a request: a transport that resends it is caught by
+  `received`, which counts every request of a transaction id);
+- `accepted`:    apply, then answer 202 (a 2xx that is not 200) with the balance;
+- `huge_balance`, `bool_balance`, `negative_balance`: apply, then answer with a balance
+  of 2^70, `true` or -1;
+- `oversized`:   apply, then answer with the balance and OVERSIZED_BYTES of padding.
 
 Control (no signature; loopback only): `POST /_control/players {"player_id", "balance"}`,
 `POST /_control/faults {"call", "fault", "count"?, "rate"?, "delay"?}`, `POST /_control/reset`
@@ -23,23 +31,26 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
-import hmac
 import json
 import random
 import socket
 import threading
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-FAULTS = ("fail_before", "fail_after", "timeout", "refuse", "drop")
+from infrastructure.wallet.signing import verified
+
+FAULTS = (
+    "fail_before", "fail_after", "timeout", "refuse", "drop", "accepted", "huge_balance",
+    "bool_balance", "negative_balance", "oversized", "close_unanswered",
+)
 CALLS = ("debit", "credit", "rollback", "balance")
-
-
-def signature(secret: str, body: bytes) -> str:
-    """The X-Pumpkin-Signature header's value for `body`."""
-    digest = hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
-    return f"sha256={digest}"
+OVERSIZED_BYTES = 1024 * 1024
+_BAD_BALANCES: dict[str, Any] = {
+    "huge_balance": 2**70, "bool_balance": True, "negative_balance": -1,
+}
 
 
 @dataclass
@@ -63,6 +74,12 @@ class Ledger:
     faults: list[Fault] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     calls: int = 0
+    received: Counter[str] = field(default_factory=Counter)  # "<call> <transaction_id>" -> n
+
+    def receive(self, call: str, body: dict[str, Any]) -> None:
+        if "transaction_id" in body:
+            with self.lock:
+                self.received[f"{call} {body['transaction_id']}"] += 1
 
     def balance_of(self, player_id: str) -> int:
         return self.balances.setdefault(player_id, self.default_balance)
@@ -125,13 +142,17 @@ class Ledger:
                     for tx, t in self.transactions.items()
                 },
                 "calls": self.calls,
+                "received": dict(self.received),
             }
 
 
-class _Server:
+class WalletServer:
     """HTTP/1.1 with keep-alive on asyncio streams, one event loop: small and cheap enough that
     the wallet does not weigh on a benchmark sharing its cores (the standard library's threaded
-    server parsed headers with the email package and took a thread per connection)."""
+    server parsed headers with the email package and took a thread per connection).
+
+    The wire protocol is in the hooks (`call_of`, `signed`, `read`, `apply`, `refused`, ...):
+    this class speaks the Pumpkin one; hub88_reference.py overrides them for Hub88's."""
 
     def __init__(self, secret: str, ledger: Ledger) -> None:
         self.secret = secret
@@ -156,8 +177,8 @@ class _Server:
                 data = json.dumps(body).encode("utf-8")
                 writer.write(
                     f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}\r\n"
-                    f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
-                    .encode("latin-1") + data
+                    f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+                    f"{self.answer_headers(data)}\r\n".encode("latin-1") + data
                 )
                 await writer.drain()
         except (OSError, ValueError, asyncio.IncompleteReadError):
@@ -175,32 +196,64 @@ class _Server:
             return 404, {"error": "not_found"}
         if path.startswith("_control/"):
             return self._control(path.removeprefix("_control/"), raw)
-        if path not in CALLS:
+        call = self.call_of(path)
+        if call is None:
             return 404, {"error": "not_found"}
-        expected = signature(self.secret, raw)
-        if not hmac.compare_digest(headers.get("x-pumpkin-signature", ""), expected):
-            return 401, {"error": "bad_signature"}
+        if not self.signed(call, headers, raw):
+            return self.bad_signature()
         try:
-            body = json.loads(raw)
-        except ValueError:
-            return 400, {"error": "invalid_json"}
-        fault = self.ledger.fault_for(path)
-        if fault is not None and fault.fault == "fail_before":
-            return 500, {"error": "injected"}
-        if fault is not None and fault.fault == "refuse":
-            return 403, {"error": "refused"}
+            body = self.read(call, json.loads(raw))
+        except (KeyError, TypeError, ValueError):
+            return 400, {"error": "invalid_request"}
+        self.ledger.receive(call, body)
+        fault = self.ledger.fault_for(call)
+        kind = None if fault is None else fault.fault
+        if kind == "close_unanswered":
+            return None
+        if kind == "fail_before":
+            return self.failed()
+        if kind == "refuse":
+            return self.refused()
         try:
-            status, answer = self.ledger.apply(path, body)
+            status, answer = self.apply(call, body)
         except (KeyError, TypeError, ValueError):
             return 400, {"error": "invalid_request"}
         if fault is None:
             return status, answer
-        if fault.fault == "fail_after":
-            return 500, {"error": "injected"}
-        if fault.fault == "timeout":
-            await asyncio.sleep(fault.delay)
-            return status, answer
-        return None  # drop
+        if kind == "fail_after":
+            return self.failed()
+        return await _misbehave(fault, status, answer)
+
+    # -- the wire protocol (the Pumpkin one: CONTRACT.md) -------------------------------------
+
+    def call_of(self, path: str) -> str | None:
+        """The call (one of CALLS) a path names; None: not a wallet call."""
+        return path if path in CALLS else None
+
+    def signed(self, call: str, headers: dict[str, str], raw: bytes) -> bool:
+        return verified(self.secret, call, raw, headers.get("x-pumpkin-signature", ""))
+
+    def bad_signature(self) -> tuple[int, dict[str, Any]]:
+        return 401, {"error": "bad_signature"}
+
+    def refused(self) -> tuple[int, dict[str, Any]]:
+        return 403, {"error": "refused"}
+
+    def failed(self) -> tuple[int, dict[str, Any]]:
+        return 500, {"error": "injected"}
+
+    def read(self, call: str, body: Any) -> dict[str, Any]:
+        """The request as the ledger takes it (CONTRACT.md's fields)."""
+        if not isinstance(body, dict):
+            raise TypeError("a JSON object")
+        return body
+
+    def apply(self, call: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        return self.ledger.apply(call, body)
+
+    def answer_headers(self, data: bytes) -> str:
+        """Extra header lines for an answer (each ending in CRLF)."""
+        return ""
 
     def _control(self, what: str, raw: bytes) -> tuple[int, dict[str, Any]]:
         ledger = self.ledger
@@ -225,18 +278,38 @@ class _Server:
         return 200, {"ok": True}
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 402: "Payment Required",
-            403: "Forbidden", 404: "Not Found", 409: "Conflict", 422: "Unprocessable Entity",
-            500: "Internal Server Error"}
+async def _misbehave(
+    fault: Fault, status: int, answer: dict[str, Any]
+) -> tuple[int, dict[str, Any]] | None:
+    """The answer a fault makes of an applied call's (None: close without an answer)."""
+    kind = fault.fault
+    if kind == "timeout":
+        await asyncio.sleep(fault.delay)
+        return status, answer
+    if kind == "accepted":
+        return 202, answer
+    if kind in _BAD_BALANCES:
+        return status, {**answer, "balance": _BAD_BALANCES[kind]}
+    if kind == "oversized":
+        return status, {**answer, "padding": "x" * OVERSIZED_BYTES}
+    return None  # drop
+
+
+_REASONS = {200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized",
+            402: "Payment Required", 403: "Forbidden", 404: "Not Found", 409: "Conflict",
+            422: "Unprocessable Entity", 500: "Internal Server Error"}
 
 
 class ReferenceWallet:
     """The wallet on 127.0.0.1 (port 0: a free one), its event loop in a thread of this
     process (start/stop), or in the main thread (`run_forever`, the standalone command)."""
 
-    def __init__(self, secret: str, port: int = 0, default_balance: int = 0) -> None:
-        self.ledger = Ledger(default_balance=default_balance)
-        self._handler = _Server(secret, self.ledger)
+    def __init__(
+        self, secret: str, port: int = 0, default_balance: int = 0,
+        server: Callable[[Ledger], WalletServer] | None = None, ledger: Ledger | None = None,
+    ) -> None:
+        self.ledger = ledger or Ledger(default_balance=default_balance)
+        self._handler = (server or (lambda ledger: WalletServer(secret, ledger)))(self.ledger)
         self._socket = socket.create_server(("127.0.0.1", port), backlog=512)
         self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -8,6 +8,14 @@ spin. The client stays httpx (requests, responses, timeouts, errors); only the w
 Kept small: one request at a time per connection, a pool of idle connections per origin,
 bodies framed by Content-Length or chunked, TLS for https. Any failure closes the connection
 and raises httpx's own errors (a timeout as httpx.TimeoutException), so callers see httpx.
+
+It never sends a request twice. A kept-alive connection the server closed before answering
+raises UnansweredOnReuse: whether the request was applied is unknown, and only the caller
+knows whether it may be resent (a debit may not: CONTRACT.md); the request extension
+`"fresh_connection": True` sends on a new connection. An answer's body is read up to the
+extension `"max_body"` bytes (default MAX_BODY) and no further: a longer one raises
+AnswerTooLarge before the rest is read, so a huge answer never fills memory. (httpx's own
+transport retries only connection attempts, `retries=0` by default; this one none at all.)
 """
 
 from __future__ import annotations
@@ -22,8 +30,17 @@ _Origin = tuple[str, str, int]
 _Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
-class _StaleConnection(Exception):
-    """A reused connection closed by the server before it answered anything."""
+MAX_BODY = 64 * 1024
+MAX_HEADERS = 100
+
+
+class UnansweredOnReuse(httpx.RemoteProtocolError):
+    """A reused connection closed by the server before it answered anything: the request may
+    or may not have been applied."""
+
+
+class AnswerTooLarge(httpx.RemoteProtocolError):
+    """An answer longer than the caller reads (its rest is never read)."""
 
 
 class KeepAliveTransport(httpx.AsyncBaseTransport):
@@ -41,6 +58,8 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         )
         try:
             return await asyncio.wait_for(self._exchange(request), seconds)
+        except httpx.HTTPError:
+            raise
         except TimeoutError:
             raise httpx.ReadTimeout("the wallet did not answer in time", request=request) from None
         except (OSError, asyncio.IncompleteReadError, ValueError) as error:
@@ -49,17 +68,8 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
     async def _exchange(self, request: httpx.Request) -> httpx.Response:
         url = request.url
         origin = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
-        try:
-            return await self._exchange_on(request, origin, reuse=True)
-        except _StaleConnection:
-            # A kept-alive connection the server had closed: nothing was answered, so send it
-            # again on a new one (the wallet answers a repeated transaction id as the first).
-            return await self._exchange_on(request, origin, reuse=False)
-
-    async def _exchange_on(
-        self, request: httpx.Request, origin: _Origin, reuse: bool
-    ) -> httpx.Response:
-        url = request.url
+        reuse = not request.extensions.get("fresh_connection", False)
+        limit = int(request.extensions.get("max_body", MAX_BODY))
         reader, writer, reused = await self._connection(origin, reuse)
         try:
             body = await request.aread()
@@ -73,7 +83,8 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
             writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
             status_line = await reader.readline()
             if not status_line and reused:
-                raise _StaleConnection
+                raise UnansweredOnReuse("a kept-alive connection closed unanswered",
+                                        request=request)
             parts = status_line.split(None, 2)
             if len(parts) < 2 or not parts[0].startswith(b"HTTP/1."):
                 raise ValueError("not an HTTP/1.x answer")
@@ -82,7 +93,9 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
             while (line := await reader.readline()) not in (b"\r\n", b"\n", b""):
                 name, _, value = line.partition(b":")
                 headers.append((name.strip(), value.strip()))
-            content = await _read_body(reader, headers)
+                if len(headers) > MAX_HEADERS:
+                    raise ValueError("too many header lines")
+            content = await _read_body(reader, headers, limit, request)
         except BaseException:
             writer.close()
             raise
@@ -138,18 +151,40 @@ def _keeps_alive(version: bytes, headers: list[tuple[bytes, bytes]]) -> bool:
     return connection != b"close"
 
 
-async def _read_body(reader: asyncio.StreamReader, headers: list[tuple[bytes, bytes]]) -> bytes:
+async def _read_body(
+    reader: asyncio.StreamReader, headers: list[tuple[bytes, bytes]], limit: int,
+    request: httpx.Request,
+) -> bytes:
+    """The body, at most `limit` bytes; AnswerTooLarge as soon as it is known to be longer."""
+
+    def too_large() -> AnswerTooLarge:
+        return AnswerTooLarge(f"an answer over {limit} bytes", request=request)
+
     if (_header(headers, b"transfer-encoding") or b"").lower() == b"chunked":
         chunks: list[bytes] = []
+        read = 0
         while True:
             size = int((await reader.readline()).split(b";")[0].strip(), 16)
             if size == 0:
+                trailers = 0
                 while (await reader.readline()) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers
+                    trailers += 1
+                    if trailers > MAX_HEADERS:
+                        raise ValueError("too many trailer lines")
                 return b"".join(chunks)
+            read += size
+            if read > limit:
+                raise too_large()
             chunks.append(await reader.readexactly(size))
             await reader.readexactly(2)
     length = _header(headers, b"content-length")
-    if length is None:
-        return await reader.read()  # framed by the close
+    if length is None:  # framed by the close
+        content = await reader.read(limit + 1)
+        while len(content) <= limit and (more := await reader.read(limit + 1 - len(content))):
+            content += more
+        if len(content) > limit:
+            raise too_large()
+        return content
+    if int(length) > limit:
+        raise too_large()
     return await reader.readexactly(int(length))

@@ -83,16 +83,19 @@ def test_the_first_releases_classes_keep_the_names_the_store_holds() -> None:
 
 MOVED = textwrap.dedent("""
     import importlib.util, json, sys
-    # domain/ledger/player_events.py (the Player's events) loaded as another module
-    where = "relocated.ledger.player_events"
-    spec = importlib.util.spec_from_file_location(where, "domain/ledger/player_events.py")
-    moved = importlib.util.module_from_spec(spec)
-    sys.modules[where] = moved
-    sys.modules["domain.ledger.player_events"] = moved  # its importers get the moved module
-    spec.loader.exec_module(moved)
+    # the Player's events (domain/ledger/player_events.py, a round's round_events.py) loaded as
+    # other modules; their importers get the moved ones
+    moved = {}
+    for name in ("player_events", "round_events"):
+        where = f"relocated.ledger.{name}"
+        spec = importlib.util.spec_from_file_location(where, f"domain/ledger/{name}.py")
+        moved[name] = importlib.util.module_from_spec(spec)
+        sys.modules[where] = sys.modules[f"domain.ledger.{name}"] = moved[name]
+        spec.loader.exec_module(moved[name])
     from domain.ledger.player import Player
-    assert Player.StakePlaced is moved.StakePlaced
-    assert Player.StakePlaced.__module__ == "relocated.ledger.player_events"
+    assert Player.StakePlaced is moved["round_events"].StakePlaced
+    assert Player.StakePlaced.__module__ == "relocated.ledger.round_events"
+    assert Player.Deposited.__module__ == "relocated.ledger.player_events"
 
     from typer.testing import CliRunner
     from infrastructure.application import PumpkinApplication

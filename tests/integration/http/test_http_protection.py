@@ -4,6 +4,7 @@ reality-check endpoint and the rules document's jurisdiction (SQLite and Postgre
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
 from fastapi.testclient import TestClient
@@ -162,3 +163,40 @@ def test_an_exclusion_needs_an_aware_time_in_the_future_or_null(client: TestClie
            "invalid_request")
     permanent = client.post(path, json={"until": None, "reason": "x"}, headers=bearer(OPERATOR))
     assert permanent.json() == {"excluded": True, "excluded_until": None}
+
+
+def test_an_excluded_player_cannot_be_funded_or_granted_free_rounds_but_is_paid_out(
+    client: TestClient,
+) -> None:
+    journey = Journey(client, balance=5_000)
+    player = f"/players/{journey.player_id}"
+    excluded = client.post(f"{player}/exclusions", json={"until": None, "reason": "asked"},
+                           headers=bearer(OPERATOR))
+    assert excluded.status_code == 201, excluded.text
+    _error(journey.deposit(700), 403, "player_excluded")
+    grant = {"campaign_id": "promo", "rounds": 10, "stake": 20, "request_id": "g1"}
+    _error(client.post(f"{player}/free-rounds", json=grant, headers=bearer(OPERATOR)), 403,
+           "player_excluded")
+    assert client.get(f"{player}/free-rounds", headers=bearer(OPERATOR)).json() == {
+        "free_rounds": []
+    }
+    assert client.get(player, headers=bearer(OPERATOR)).json()["balance"] == 5_000
+    paid_out = client.post(f"{player}/withdrawals", json={"amount": 5_000, "request_id": "w1"},
+                           headers=bearer(OPERATOR))
+    assert paid_out.status_code == 201, paid_out.text
+    assert paid_out.json() == {"balance": 0}
+
+
+def test_a_timed_exclusion_refuses_deposits_until_it_ends(
+    client: TestClient, clock: FakeClock
+) -> None:
+    journey = Journey(client, balance=5_000)
+    player = f"/players/{journey.player_id}"
+    until = (clock.now + timedelta(days=2)).isoformat()
+    client.post(f"{player}/exclusions", json={"until": until, "reason": "break"},
+                headers=bearer(OPERATOR))
+    _error(journey.deposit(700), 403, "player_excluded")
+    clock.move(days=2)
+    funded = journey.deposit(700)
+    assert funded.status_code == 201, funded.text
+    assert funded.json() == {"balance": 5_700}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -158,3 +159,23 @@ def test_significant_events_show_what_is_beyond_rounds_money_and_sessions(
         reader.close()
     signed_in(client, AUDITOR)
     assert "PlayerExcluded" in client.get("/console").text
+
+
+def test_no_get_form_link_or_url_of_the_console_carries_a_csrf_token(client: TestClient) -> None:
+    """Issue 27 item 7: a search changes nothing and needs no token; a token in a URL would
+    leave in history, logs and Referer headers."""
+    j = Journey(client)
+    round_id = j.spin().json()["round_id"]
+    signed_in(client, AUDITOR)
+    search = f"/console/rounds?player_id={j.player_id}"
+    eventually(lambda: client.get(search).text, lambda page: round_id in page)
+    for path in ("/console", "/console/players", f"/console/players/{j.player_id}", search):
+        html = client.get(path).text
+        token = csrf_of(html)  # the sign-out form's (a POST)
+        get_forms = re.findall(r"<form(?![^>]*method=\"post\").*?</form>", html, re.S | re.I)
+        assert all('name="csrf"' not in found for found in get_forms), path
+        addresses = re.findall(r'(?:href|action|src)="([^"]*)"', html)
+        assert addresses and all(token not in a and "csrf" not in a for a in addresses), path
+    assert 'id="round-search"' in client.get(search).text
+    opened = client.get(f"/console/replay/{round_id}", follow_redirects=False)
+    assert "csrf" not in opened.headers["location"]

@@ -20,7 +20,12 @@ from protection_support import FakeClock
 from domain.errors import ProtectionRefusal, RuleViolation
 from domain.ledger.player import Player
 from domain.ledger.protection import PROFILES, Profile
-from domain.ledger.protection_commands import answer_reality_check, change_limits, exclude
+from domain.ledger.protection_commands import (
+    answer_reality_check,
+    change_limits,
+    check_protection,
+    exclude,
+)
 from infrastructure.application import PumpkinApplication
 
 DAY = 86_400
@@ -105,7 +110,7 @@ class PlayerDriver:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.player = Player.register("prop")
-        self.player.deposit(10**9, "funds")
+        self.player.deposit(10**9, "funds", datetime.now(UTC))
 
     def open(self, session_id: str, minutes: int | None, now: datetime) -> bool:
         try:
@@ -126,7 +131,7 @@ class PlayerDriver:
     def spin(self, session_id: str, stake: int, number: int, now: datetime) -> int:
         """The round's win; a RuleViolation if refused (a protection refusal recorded by the
         aggregate, and a session past its time limit closed)."""
-        self.player.check_protection(session_id, stake, self.profile, now)
+        check_protection(self.player, session_id, stake, self.profile, now)
         self.player.check_spin(session_id, stake)
         seed = hashlib.sha256(f"{number}".encode()).digest()
         return self.player.spin(session_id, stake, f"r{number}", seed, at=now).total_win
@@ -273,13 +278,13 @@ def test_a_player_from_a_snapshot_older_than_protection_spins_under_its_rules() 
     from eventsourcing.domain import Snapshot
 
     player = Player.register("old")
-    player.deposit(10_000, "funds")
+    player.deposit(10_000, "funds", datetime.now(UTC))
     player.open_session("s1", "hash", "", "", START, PROFILES["none"])
     snapshot = Snapshot.take(player)
     del snapshot.state["guard"]  # as snapshots taken before protection existed hold it
     restored: Player = snapshot.mutate(None)
     restored.open_session("s2", "hash", "", "", START, PROFILES["uk"])
-    restored.check_protection("s1", 100, PROFILES["uk"], START)
+    check_protection(restored, "s1", 100, PROFILES["uk"], START)
     restored.spin("s1", 100, "r1", bytes(32), at=START)
     change_limits(restored, {"max_stake": 20}, START)
     assert restored.guard.limits == {"max_stake": 20}

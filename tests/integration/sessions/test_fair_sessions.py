@@ -147,7 +147,7 @@ def test_an_old_snapshot_with_closed_sessions_in_its_map_still_loads_and_plays()
     from eventsourcing.domain import Snapshot
 
     player = Player.register("ivy")
-    player.deposit(1_000, "d")
+    player.deposit(1_000, "d", datetime.now(UTC))
     state_before = dict(vars(player))
     snapshot = Snapshot.take(player)
     # As the release before stored them (version 1 of the state): four fields per session,

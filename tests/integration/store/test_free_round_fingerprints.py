@@ -4,6 +4,8 @@ recorded before the campaign was in the fingerprint are still recognised."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from domain.errors import RequestIdReused
@@ -59,7 +61,7 @@ def test_a_free_round_recorded_before_its_campaign_was_in_the_fingerprint_still_
         free = service.spin(session_id, None, "old-gift", free_round="promo")
     player: Player = service.repository.get(player_aggregate_id("fay"))
     for n in range(NEWER_REQUESTS):  # the window forgets it; its durable key does not
-        player.deposit(1, f"newer-{n}")
+        player.deposit(1, f"newer-{n}", datetime.now(UTC))
     service.store.save(player)
     fresh = PumpkinApplication(env=service.store.env)  # another process: nothing in memory
     try:

@@ -6,6 +6,8 @@ A deposit that would pass the cap is 409 balance_cap; so is a spin whose largest
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from http_support import OPERATOR, bearer, client_for
 
@@ -21,7 +23,7 @@ def fund_to(service: PumpkinApplication, player_id: str, balance: int) -> None:
     player: Player = service.repository.get(player_aggregate_id(player_id))
     n = 0
     while player.balance < balance:
-        player.deposit(min(MAX_AMOUNT, balance - player.balance), f"fund-{n}")
+        player.deposit(min(MAX_AMOUNT, balance - player.balance), f"fund-{n}", datetime.now(UTC))
         n += 1
     service.store.save(player)
 

@@ -3,6 +3,8 @@ library's own encoding of them does: every Player event of real rounds, at every
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from eventsourcing.persistence import JSONTranscoder, Mapper
 from ledger_support import open_plain_session
 
@@ -19,7 +21,7 @@ def test_fast_encoded_events_decode_to_what_the_library_encoding_decodes_to() ->
         assert isinstance(app.mapper, JsonNativeMapper) and isinstance(transcoder, JSONTranscoder)
         library = Mapper(transcoder=transcoder)
         player = Player.register("mapper")
-        player.deposit(10**9, "funds")
+        player.deposit(10**9, "funds", datetime.now(UTC))
         player.withdraw(5, "out")
         open_plain_session(player, "s", "a" * 64)
         for n in range(400):  # past every level unlock, with features along the way

@@ -6,6 +6,8 @@ a retried deposit was credited again. Every scenario runs on SQLite and PostgreS
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from eventsourcing.utils import resolve_topic
 
@@ -23,7 +25,7 @@ def push_newer_requests(service: PumpkinApplication, player_id: str) -> None:
     """NEWER_REQUESTS deposits of 1 recorded after everything else, in one transaction."""
     player: Player = service.repository.get(player_aggregate_id(player_id))
     for n in range(NEWER_REQUESTS):
-        player.deposit(1, f"newer-{n}")
+        player.deposit(1, f"newer-{n}", datetime.now(UTC))
     service.store.save(player)
 
 

@@ -5,6 +5,7 @@ after recording."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -82,7 +83,7 @@ def test_a_save_from_the_loop_builds_no_recordings_when_no_hook_takes_them(
 
         async def saved() -> list[Any]:
             player = app.load_player(player_id)  # noqa: SLF001
-            player.deposit(5, "d2")
+            player.deposit(5, "d2", datetime.now(UTC))
             return await app.store.save_in_loop(player)
 
         assert asyncio.run(saved()) == []

@@ -9,17 +9,20 @@ import hmac
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import orjson
 import pytest
 from http_support import AUDITOR, OPERATOR, bearer, unique
 from pages_support import csrf_of, form
 from wallet_support import SECRET, WalletPlayer, applied, settle, wallet_service
 
 from infrastructure.wallet.port import Debit
-from infrastructure.wallet.reference import ReferenceWallet, signature
+from infrastructure.wallet.reference import ReferenceWallet
+from infrastructure.wallet.signing import sign
 
 
 @pytest.fixture
@@ -64,17 +67,42 @@ def test_a_spin_debits_the_stake_then_credits_the_win(served: Any, wallet: Refer
     assert again["settlement"] == "settled"
 
 
-def test_every_call_is_signed_with_the_secret(served: Any, wallet: ReferenceWallet) -> None:
+def test_every_call_is_signed_with_the_secret_the_time_and_the_call(
+    served: Any, wallet: ReferenceWallet
+) -> None:
     client, _service, _clock = served
     player = WalletPlayer(client, wallet)
     assert player.spin(100).status_code == 200  # the reference wallet checks every signature
     raw = b'{"player_id": "x", "currency": "EUR"}'
-    unsigned = httpx.post(f"{wallet.url}/balance", content=raw,
-                          headers={"X-Pumpkin-Signature": signature("not-the-secret", raw)})
-    assert unsigned.status_code == 401
-    signed = httpx.post(f"{wallet.url}/balance", content=raw,
-                        headers={"X-Pumpkin-Signature": signature(SECRET, raw)})
-    assert signed.status_code == 200
+
+    def posted(call: str, signature: str) -> int:
+        answer = httpx.post(f"{wallet.url}/{call}", content=raw,
+                            headers={"X-Pumpkin-Signature": signature})
+        return answer.status_code
+
+    assert posted("balance", sign(SECRET, "balance", raw)) == 200
+    assert posted("balance", sign("not-the-secret", "balance", raw)) == 401
+    now = int(time.time())
+    assert posted("balance", sign(SECRET, "balance", raw, now - 330)) == 401  # stale
+    assert posted("balance", sign(SECRET, "balance", raw, now + 330)) == 401  # from the future
+    assert posted("balance", sign(SECRET, "balance", raw, now - 240)) == 200
+    sha = hmac.new(SECRET.encode(), raw, hashlib.sha256).hexdigest()
+    assert posted("balance", f"sha256={sha}") == 401  # the old body-only form is gone
+
+
+def test_a_signed_debit_body_posted_to_credit_is_refused(
+    served: Any, wallet: ReferenceWallet
+) -> None:
+    client, _service, _clock = served
+    player = WalletPlayer(client, wallet, balance=1_000)
+    raw = orjson.dumps({
+        "transaction_id": "tx-1", "player_id": player.player_id, "session_id": "s",
+        "round_id": "r", "amount": 500, "currency": "EUR",
+    })
+    replayed = httpx.post(f"{wallet.url}/credit", content=raw,
+                          headers={"X-Pumpkin-Signature": sign(SECRET, "debit", raw)})
+    assert replayed.status_code == 401
+    assert wallet.ledger.balances[player.player_id] == 1_000
 
 
 def test_a_402_answers_insufficient_funds_and_plays_no_round(

@@ -3,6 +3,8 @@ Player aggregate accept and refuse exactly the same values, with the same named 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from domain.errors import RuleViolation
@@ -35,5 +37,5 @@ def test_http_and_the_aggregate_judge_a_request_id_alike(request_id: str) -> Non
     expected = outcome(check_request_id, request_id)
     assert outcome(checks.request_id, request_id) == expected
     player = Player.register("p")
-    assert outcome(lambda r: player.deposit(5, r), request_id) == expected
+    assert outcome(lambda r: player.deposit(5, r, datetime.now(UTC)), request_id) == expected
     assert expected == ("ok" if request_id in ("r", "!~", "x" * 128) else "invalid_request_id")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 from hypothesis import given
@@ -27,7 +28,7 @@ SEED = bytes(range(32))
 
 def played_stream() -> list[ChainedEvent]:
     player = Player.register("hal")
-    player.deposit(10_000, "d1")
+    player.deposit(10_000, "d1", datetime.now(UTC))
     open_plain_session(player, "s1", "f" * 64)
     for n in range(3):
         player.spin("s1", 20, f"r{n}", SEED)
@@ -117,7 +118,7 @@ def test_the_canonical_encoding_is_the_standard_librarys_byte_for_byte(value: An
 
 def test_every_event_of_real_rounds_encodes_canonically() -> None:
     player = Player.register("canonical")
-    player.deposit(10**9, "funds")
+    player.deposit(10**9, "funds", datetime.now(UTC))
     open_plain_session(player, "s", "token-hash")
     for n in range(300):
         player.spin("s", 100, f"r{n}", n.to_bytes(32, "big"))

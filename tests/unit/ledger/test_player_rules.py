@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -25,7 +26,7 @@ SEED = bytes(range(32))
 
 def new_player(balance: int = 10_000) -> Player:
     player = Player.register("jo")
-    player.deposit(balance, "funding")
+    player.deposit(balance, "funding", datetime.now(UTC))
     open_plain_session(player, "s1", "a" * 64)
     return player
 
@@ -77,8 +78,8 @@ def test_the_same_seed_plays_the_same_round() -> None:
         # The aggregate keeps open sessions only: one it does not hold is not open.
         (SessionClosed, lambda p: p.spin("nope", 20, "x", SEED)),
         (InsufficientFunds, lambda p: p.withdraw(100_000, "x")),
-        (InvalidAmount, lambda p: p.deposit(1.5, "x")),
-        (RequestIdReused, lambda p: p.deposit(1, "funding")),
+        (InvalidAmount, lambda p: p.deposit(1.5, "x", datetime.now(UTC))),
+        (RequestIdReused, lambda p: p.deposit(1, "funding", datetime.now(UTC))),
     ],
 )
 def test_a_refused_command_triggers_no_event(error: type[Exception], command: Any) -> None:
@@ -116,10 +117,10 @@ def test_the_request_window_keeps_only_the_most_recent_ids(
     monkeypatch.setattr(player_module, "RECENT_SLACK", 0)
     player = new_player()
     for n in range(5):
-        player.deposit(1, f"d{n}")
+        player.deposit(1, f"d{n}", datetime.now(UTC))
     assert list(player.recent) == ["d2", "d3", "d4"]
     before = player.balance
-    assert player.deposit(1, "d0") == before + 1  # forgotten, so applied again
+    assert player.deposit(1, "d0", datetime.now(UTC)) == before + 1  # forgotten, so applied again
 
 
 def test_the_request_window_is_trimmed_in_one_go_past_its_slack(
@@ -129,11 +130,12 @@ def test_the_request_window_is_trimmed_in_one_go_past_its_slack(
     monkeypatch.setattr(player_module, "RECENT_SLACK", 2)
     player = new_player()
     for n in range(4):
-        player.deposit(1, f"d{n}")
+        player.deposit(1, f"d{n}", datetime.now(UTC))
     assert list(player.recent) == ["funding", "d0", "d1", "d2", "d3"]  # at least the last 3
-    player.deposit(1, "d4")
+    player.deposit(1, "d4", datetime.now(UTC))
     assert list(player.recent) == ["d2", "d3", "d4"]
-    assert player.deposit(1, "d4") == player.balance  # still known: answered, not applied
+    # still known: answered, not applied
+    assert player.deposit(1, "d4", datetime.now(UTC)) == player.balance
 
 
 def test_a_round_id_has_one_spelling() -> None:

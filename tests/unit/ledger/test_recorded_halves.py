@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -76,7 +77,7 @@ def test_stake_placed_and_round_settled_are_upcast_through_every_version() -> No
 
 def test_new_round_events_store_integer_halves() -> None:
     player = Player.register("hal")
-    player.deposit(10_000, "d1")
+    player.deposit(10_000, "d1", datetime.now(UTC))
     open_plain_session(player, "s1", "f" * 64)
     player.spin("s1", 20, "r1", bytes(range(32)))
     events = {type(e).__name__: vars(e) for e in player.collect_events()}
