@@ -134,14 +134,14 @@ def test_malformed_or_incomplete_bodies_are_invalid_requests(client: TestClient)
     refused(
         client.get(f"/players/{j.player_id}/rounds", params={"limit": 0}, headers=bearer(OPERATOR)),
         422,
-        "invalid_request",
+        "invalid_query",
     )
     refused(
         client.get(
             f"/players/{j.player_id}/rounds", params={"limit": "x"}, headers=bearer(OPERATOR)
         ),
         422,
-        "invalid_request",
+        "invalid_query",
     )
 
 
