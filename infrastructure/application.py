@@ -147,7 +147,7 @@ class PumpkinApplication:
     ) -> tuple[str, str]:
         return self.sessions.open(player_id, reality_check_minutes)
 
-    def close_session(self, session_id: str, closed_by: str = "") -> dict[str, Any]:
+    def close_session(self, session_id: str, closed_by: str = "operator") -> dict[str, Any]:
         return self.sessions.close(session_id, closed_by)
 
     def close_if_idle(self, session_id: str, idle_seconds: float) -> bool:

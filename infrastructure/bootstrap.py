@@ -134,8 +134,18 @@ def build_http_app(
         currency=settings.currency,
         wallet_owed=application.wallet_owed,
         background=application.background,
+        transparency=transparency_log(settings, application),
     )
     return create_app(deps, on_shutdown)
+
+
+def transparency_log(settings: Settings, application: Any) -> Any:
+    """The transparency log the HTTP API answers from, signed with the operator's log key."""
+    from infrastructure.audit.checkpoint_commands import signing_key_file
+    from infrastructure.transparency.log_service import TransparencyLog
+
+    retry = max(1, int(settings.checkpoint_seconds or 60))
+    return TransparencyLog(application, signing_key_file(settings), retry)
 
 
 def rules_with_jurisdiction(profile: Profile) -> Callable[[], dict[str, Any]]:
@@ -229,24 +239,32 @@ def build_console_sign_ins(settings: Settings, application: PumpkinApplication) 
 
 
 def start_sweeper(settings: Settings, application: PumpkinApplication) -> Callable[[], object]:
-    """The background closes of idle sessions and the periodic signed checkpoint; returns how
-    to stop them."""
+    """The background closes of idle sessions, and the transparency log following the store
+    with its periodic signed checkpoint; returns how to stop them."""
     from infrastructure.audit.checkpoint_commands import signing_key_file
-    from infrastructure.audit.checkpoints import load_signing_key, record_checkpoint
+    from infrastructure.audit.checkpoints import load_signing_key
     from infrastructure.sessions.session_sweeper import Sweeper
+    from infrastructure.transparency.log_builder import LogBuilder
+    from infrastructure.transparency.log_follower import LogFollower
 
     store = application.store
+    builder = LogBuilder(store)
 
     def checkpoint() -> None:
         key = load_signing_key(signing_key_file(settings))
-        assert key is not None
-        document = record_checkpoint(store, key)
-        log.info("checkpoint_recorded", streams=document["streams"],
-                 merkle_root=document["merkle_root"])
+        assert key is not None  # created on first use
+        signed = builder.sign_checkpoint(key)
+        if signed is not None:
+            log.info("checkpoint_signed", tree_size=int(signed.split("\n")[1]))
 
-    sweeper = Sweeper(application, store, settings.session_idle_seconds, checkpoint,
-                      settings.checkpoint_seconds).start()
-    return sweeper.stop
+    sweeper = Sweeper(application, store, settings.session_idle_seconds).start()
+    follower = LogFollower(builder, checkpoint, settings.checkpoint_seconds).start()
+
+    def stop() -> None:
+        sweeper.stop()
+        follower.stop()
+
+    return stop
 
 
 def worker_http_app() -> FastAPI:

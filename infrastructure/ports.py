@@ -62,7 +62,7 @@ class GameService(Protocol):
 
     def cancel_free_rounds(self, player_id: str, campaign_id: str) -> dict[str, Any]: ...
 
-    def close_session(self, session_id: str, closed_by: str = "") -> dict[str, Any]:
+    def close_session(self, session_id: str, closed_by: str = "operator") -> dict[str, Any]:
         """The session object, closed and its seed revealed; closing twice answers the same.
         closed_by: who closes it (player, operator)."""
         ...

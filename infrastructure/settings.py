@@ -58,7 +58,7 @@ class Settings(BaseSettings):
     # next to the SQLite database (`<db>.checkpoint-key`), else ./pumpkin-checkpoint.key.
     checkpoint_key_file: str = ""
     # `serve` records a signed checkpoint this often; 0 = only `pumpkin checkpoint`.
-    checkpoint_seconds: float = Field(default=3600.0, ge=0)
+    checkpoint_seconds: float = Field(default=60.0, ge=0)
     # The operator's seamless wallet (infrastructure/wallet/): unset, the built-in wallet.
     wallet_url: str = ""
     wallet_secret: SecretStr = SecretStr("")

@@ -40,6 +40,7 @@ from domain.game.progress import NEW_PLAYER, Progress
 from domain.ledger import player_events as events
 from domain.ledger import round_events as rounds
 from domain.ledger.chain_link import ChainLink
+from domain.ledger.event_names import register_aggregate
 from domain.ledger.fairness import check_client_seed
 from domain.ledger.free_rounds import Campaign, check_free_round
 from domain.ledger.guard import EMPTY_GUARD
@@ -440,3 +441,6 @@ class Player(Aggregate):
             max_win_hit=outcome.max_win_hit,
         )
         return outcome
+
+
+register_aggregate(Player)  # its stored names readable (domain.ledger.event_names)

@@ -211,18 +211,29 @@ def check_round(
             raise RoundTooSoon(
                 f"rounds are at least {profile.min_round_seconds} s apart", math.ceil(wait)
             )
+    breach = limit_breach(guard, stake, now, profile.max_stake)
+    if breach is not None:
+        raise breach
+
+
+def limit_breach(
+    guard: Guard, stake: int, now: float, profile_max_stake: int | None = None
+) -> StakeLimit | LossLimit | None:
+    """The limit in force that a round of `stake` at `now` would break, if any (the spin's
+    rule, and verify's when it replays a stored round: domain.ledger.replay_rules)."""
     limits = limits_in_force(guard, now)
-    caps = [c for c in (profile.max_stake, limits.get("max_stake")) if c is not None]
+    caps = [c for c in (profile_max_stake, limits.get("max_stake")) if c is not None]
     if caps and stake > min(caps):
-        raise StakeLimit(f"the stake {stake} is above the maximum stake {min(caps)}")
+        return StakeLimit(f"the stake {stake} is above the maximum stake {min(caps)}")
     windows = {name: LOSS_WINDOWS[name] for name in LOSS_WINDOWS if name in limits}
     if windows:
         for name, loss in losses(guard, windows, now).items():
             if loss + stake > limits[name]:
-                raise LossLimit(
+                return LossLimit(
                     f"a loss of {loss} so far plus the stake {stake} would pass {name} "
                     f"({limits[name]})"
                 )
+    return None
 
 
 def losses(guard: Guard, windows: Mapping[str, int], now: float) -> dict[str, int]:

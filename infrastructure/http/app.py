@@ -13,6 +13,7 @@ from fastapi import FastAPI
 
 from infrastructure.http import (
     routes_audit,
+    routes_log,
     routes_operator,
     routes_play,
     routes_protection,
@@ -87,7 +88,7 @@ def create_app(
     app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)
     install_error_handlers(app, deps.metrics)
     routers = (routes_public, routes_operator, routes_play, routes_sessions, routes_reads,
-               routes_audit, routes_wallet, routes_protection)
+               routes_audit, routes_wallet, routes_protection, routes_log)
     for module in routers:
         app.include_router(module.router, dependencies=[EXACT_QUERY])
     install_pages(

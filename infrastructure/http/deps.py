@@ -83,6 +83,9 @@ class HttpDeps:
     currency: str = "EUR"  # ISO 4217: the play page shows money in it (PUMPKIN_CURRENCY)
     # The seamless wallet's owed credits and rollbacks (None: the built-in wallet owes none).
     wallet_owed: Callable[[], list[dict[str, Any]]] | None = None
+    # The transparency log (infrastructure.transparency.log_service.TransparencyLog; None: this
+    # build serves none).
+    transparency: Any = None
     # Tasks run in the server's event loop while it serves (e.g. the wallet's outbox).
     background: tuple[Callable[[], Coroutine[Any, Any, None]], ...] = ()
 

@@ -23,6 +23,10 @@ from infrastructure.logging import get_logger
 
 STATUS_BY_CODE: dict[str, int] = {
     "player_exists": 409,
+    "not_in_checkpoint": 409,
+    "invalid_query": 422,
+    "invalid_cosignature": 422,
+    "no_checkpoint": 404,
     "insufficient_funds": 409,
     "balance_cap": 409,
     "session_closed": 409,

@@ -18,6 +18,7 @@ from infrastructure.http.routes_reads import readable_round
 from infrastructure.pages.links import DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS, MIN_TTL_SECONDS
 from infrastructure.pages.replay_view import fairness, multiple, step_view
 from infrastructure.pages.web import page, pages_of
+from infrastructure.transparency.log_service import inclusion_of
 
 router = APIRouter(responses=ERRORS)  # type: ignore[arg-type]
 
@@ -84,7 +85,11 @@ def replay_page(
             {"title": "No such round", "message": "This round is not recorded."},
             status=404,
         )
-    return page("replay.html", replay_context(played))
+    context = replay_context(played)
+    log = deps.transparency
+    context["proof"] = None if log is None else inclusion_of(log.builder.store, round_id)
+    context["has_log"] = log is not None
+    return page("replay.html", context)
 
 
 def replay_context(played: dict[str, Any]) -> dict[str, Any]:
