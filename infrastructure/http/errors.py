@@ -49,7 +49,6 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_request": 422,
     "unknown_model_version": 422,
     "unknown_field": 422,
-    "invalid_query": 422,
     "player_not_found": 404,
     "session_not_found": 404,
     "round_not_found": 404,
