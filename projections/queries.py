@@ -139,6 +139,12 @@ class RecallReader:
         """The player's last `limit` audit rows, newest first."""
         return console_reads.audit_tail(self._all, player_id, limit)
 
+    def player_events(
+        self, player_id: str, names: tuple[str, ...], limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """The player's latest events of these names, newest first."""
+        return console_reads.player_events(self._all, player_id, names, limit)
+
     def significant_events(self, limit: int = 50, window: int = 100_000) -> list[dict[str, Any]]:
         """The latest events outside the routine of rounds, money and sessions, newest first."""
         return console_reads.significant_events(self._all, limit, window)

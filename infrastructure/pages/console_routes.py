@@ -14,46 +14,43 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from domain.ledger.round_features import FEATURE_EVENTS
-from infrastructure.http.deps import Deps, HttpDeps
+from infrastructure.http.deps import Deps
 from infrastructure.http.routes_audit import iso_time
-from infrastructure.pages.console_auth import ConsoleUser
 from infrastructure.pages.console_sign_in import (
     MaybeSignedIn,
     SignedIn,
-    csrf_ok,
-    posted_form,
-    refused,
+    console_context,
     sign_in_page,
 )
-from infrastructure.pages.rtp import state_rtps
+from infrastructure.pages.rtp import MIN_ROUNDS, all_states, state_rtps
 from infrastructure.pages.svg import rtp_chart
 from infrastructure.pages.web import page, pages_of
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 
-TRAIL_SHOWN = 300
 SIGNIFICANT_SHOWN = 30
 REPLAY_FROM_CONSOLE_SECONDS = 3600
-
-
-def _base(request: Request, user: ConsoleUser, section: str) -> dict[str, Any]:
-    return {
-        "title": f"Console · {section}",
-        "user": user,
-        "section": section,
-        "csrf": pages_of(request).console.csrf_token(user.cookie),
-    }
 
 
 @router.get("", response_class=HTMLResponse)
 def console(request: Request, deps: Deps, user: MaybeSignedIn) -> Response:
     if user is None:
         return sign_in_page(request)
-    context = _base(request, user, "overview")
+    context = console_context(request, user, "overview")
+    since, until = (request.query_params.get(name, "")[:40] for name in ("since", "until"))
+    context.update(since=since, until=until, range_error="", min_rounds=MIN_ROUNDS)
+    try:
+        since_time, until_time = iso_time(since or None), iso_time(until or None)
+    except ValueError as error:
+        since_time = until_time = None
+        context["range_error"] = f"since and until: {error}"
     if deps.audit is not None:
-        stats = deps.audit.stats(since=None, until=None, model_version=None)
-        states = state_rtps(stats["buckets"], deps.audit.rtp_growth())
+        stats = deps.audit.stats(since=since_time, until=until_time, model_version=None)
+        ranged = since_time is not None or until_time is not None
+        # the growth read model spans every day; a range's growth comes from its days
+        states = state_rtps(stats["buckets"], None if ranged else deps.audit.rtp_growth())
         context.update(
+            whole=all_states(states),
             states=states,
             charts={(s.state, s.model_version): rtp_chart(s) for s in states},
             jackpots=_jackpot_totals(stats["buckets"]),
@@ -69,41 +66,9 @@ def console(request: Request, deps: Deps, user: MaybeSignedIn) -> Response:
 
 @router.get("/players", response_class=HTMLResponse)
 def players(request: Request, deps: Deps, user: SignedIn) -> Response:
-    context = _base(request, user, "players")
+    context = console_context(request, user, "players")
     context.update(players=deps.audit.balances() if deps.audit is not None else None)
     return page("players.html", context)
-
-
-@router.get("/players/{player_id}", response_class=HTMLResponse)
-def player(request: Request, player_id: str, deps: Deps, user: SignedIn) -> Response:
-    return _player_page(request, user, deps, player_id, None)
-
-
-@router.post("/players/{player_id}/verify", response_class=HTMLResponse)
-async def verify(request: Request, player_id: str, deps: Deps, user: SignedIn) -> Response:
-    if not csrf_ok(request, user, await posted_form(request)):
-        return refused("The form had expired or came from elsewhere. Reload the page.")
-    return _player_page(request, user, deps, player_id, deps.verify_player(player_id))
-
-
-def _player_page(
-    request: Request,
-    user: ConsoleUser,
-    deps: HttpDeps,
-    player_id: str,
-    verified: dict[str, Any] | None,
-) -> HTMLResponse:
-    context = _base(request, user, "players")
-    state = deps.audit.balance(player_id) if deps.audit is not None else None
-    trail = deps.audit.audit_tail(player_id, TRAIL_SHOWN) if deps.audit and state else []
-    context.update(
-        player_id=player_id,
-        state=state,
-        trail=trail,
-        verified=verified,
-        trail_limit=TRAIL_SHOWN,
-    )
-    return page("player.html", context, status=200 if state is not None else 404)
 
 
 @router.get("/rounds", response_class=HTMLResponse)
@@ -112,7 +77,7 @@ def rounds(request: Request, deps: Deps, user: SignedIn) -> Response:
     opens its replay."""
     filters = {name: request.query_params.get(name, "")[:100] for name in _FILTERS}
     filters["limit"] = filters["limit"] or "50"
-    context = _base(request, user, "rounds")
+    context = console_context(request, user, "rounds")
     context.update(filters=filters, found=None, error="", features=list(FEATURE_EVENTS))
     if deps.audit is not None and request.query_params:
         try:
@@ -169,7 +134,7 @@ def _jackpot_totals(buckets: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     totals: dict[str, dict[str, int]] = {}
     for bucket in buckets:
         for tier, won in (bucket.get("jackpots") or {}).items():
-            total = totals.setdefault(tier, {"count": 0, "amount": 0})
-            total["count"] += int(won["count"])
-            total["amount"] += int(won["amount"])
+            total = totals.setdefault(tier, {"count": 0, "amount": 0, "prize": 0})
+            for figure in total:
+                total[figure] += int(won.get(figure) or 0)
     return totals

@@ -10,7 +10,7 @@ Retry-After until the budget refills."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, Request
@@ -69,6 +69,16 @@ def signed_in(request: Request) -> ConsoleUser:
 
 SignedIn = Annotated[ConsoleUser, Depends(signed_in)]
 MaybeSignedIn = Annotated[ConsoleUser | None, Depends(current_user)]
+
+
+def console_context(request: Request, user: ConsoleUser, section: str) -> dict[str, Any]:
+    """What every console page's template is given: the user, its section, its forms' token."""
+    return {
+        "title": f"Console · {section}",
+        "user": user,
+        "section": section,
+        "csrf": pages_of(request).console.csrf_token(user.cookie),
+    }
 
 
 def not_signed_in(request: Request, _exc: Exception) -> Response:

@@ -48,6 +48,10 @@ templates = Environment(
 templates.filters["money"] = lambda v: f"{v / 100:,.2f}" if isinstance(v, int) else "–"
 templates.filters["pct"] = lambda v: f"{v:.2%}" if isinstance(v, int | float) else "–"
 templates.filters["thousands"] = lambda v: f"{v:,}" if isinstance(v, int) else v
+templates.filters["epoch"] = lambda v: (  # Unix seconds, to the second, UTC
+    datetime.fromtimestamp(v, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    if isinstance(v, int | float) else ""
+)
 templates.filters["when"] = lambda v: str(v or "")[:19].replace("T", " ")  # to the second, UTC
 
 
@@ -83,12 +87,18 @@ def install_pages(
     sign_ins: SignIns | None = None,
 ) -> None:
     """The pages' routes, their static files and their state, on `app`."""
-    from infrastructure.pages import console_routes, console_sign_in, play_routes, replay_routes
+    from infrastructure.pages import (
+        console_player,
+        console_routes,
+        console_sign_in,
+        play_routes,
+        replay_routes,
+    )
 
     keys = keys or PageKeys(secrets.token_hex(32))  # no configured key: links last this run
     console = ConsoleAuth(keys, operator_key, auditor_key, sign_ins or SignInsInMemory())
     app.state.pages = Pages(keys, ReplaySigner(keys), console)
-    for module in (console_sign_in, console_routes, replay_routes, play_routes):
+    for module in (console_sign_in, console_routes, console_player, replay_routes, play_routes):
         app.include_router(module.router)
     app.add_exception_handler(console_sign_in.NotSignedIn, console_sign_in.not_signed_in)
     app.add_exception_handler(console_sign_in.LockedOut, console_sign_in.locked_out)
