@@ -84,8 +84,10 @@ class RecallReader:
         feature: str | None = None,
         model_version: str | None = None,
         limit: int = 100,
+        before: str | None = None,
     ) -> list[dict[str, Any]]:
-        """Summaries matching every filter given, newest first (times are ISO-8601)."""
+        """Summaries matching every filter given, newest first (times are ISO-8601); `before`
+        is the round id the previous page ended with."""
         where, params = ["1 = 1"], {"limit": limit}
         filters: list[tuple[Any, str, str]] = [
             (player_id, "player_id = :player_id", "player_id"),
@@ -93,6 +95,8 @@ class RecallReader:
             (until, "time < :until", "until"),
             (min_win, "total_win >= :min_win", "min_win"),
             (model_version, "model_version = :model_version", "model_version"),
+            (before, "position < (SELECT position FROM view_rounds WHERE round_id = :before)",
+             "before"),
         ]
         for value, clause, name in filters:
             if value is not None:

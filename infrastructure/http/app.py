@@ -25,6 +25,7 @@ from infrastructure.http import (
 from infrastructure.http.anonymous_limit import AnonymousLimit
 from infrastructure.http.deps import HttpDeps
 from infrastructure.http.errors import install_error_handlers
+from infrastructure.http.exact_query import EXACT_QUERY
 from infrastructure.http.json_body import JsonBodies
 from infrastructure.http.middleware import RequestContext
 from infrastructure.http.pauses import PauseWatch
@@ -89,7 +90,7 @@ def create_app(
     routers = (routes_public, routes_operator, routes_play, routes_sessions, routes_reads,
                routes_audit, routes_wallet, routes_protection, routes_log)
     for module in routers:
-        app.include_router(module.router)
+        app.include_router(module.router, dependencies=[EXACT_QUERY])
     install_pages(
         app, deps.pages_keys, deps.operator_key, deps.auditor_key, deps.console_sign_ins
     )

@@ -43,6 +43,7 @@ class AuditReads(Protocol):
         feature: str | None,
         model_version: str | None,
         limit: int,
+        before: str | None = None,
     ) -> list[dict[str, Any]]: ...
 
     def balances(self) -> list[dict[str, Any]]: ...

@@ -22,7 +22,9 @@ from infrastructure.http import schema_rules
 
 
 class Body(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    """A request body: exact, so a field the route does not define is 422 unknown_field."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class NewPlayer(Body):
@@ -64,7 +66,7 @@ class FreeRoundsGrant(Body):
 
 
 class Empty(Body):
-    """`{}`; unknown fields are ignored."""
+    """`{}`: no fields (any is 422 unknown_field)."""
 
 
 class Health(BaseModel):
@@ -173,6 +175,9 @@ class VerifyReport(BaseModel):
 class ErrorDetail(BaseModel):
     code: str
     message: str
+    field: str | None = Field(
+        default=None, description="unknown_field only: the body field the route does not define"
+    )
 
 
 class ErrorBody(BaseModel):

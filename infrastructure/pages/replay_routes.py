@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from domain.game.board import MAX_WIN_X_STAKE
 from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import Deps
+from infrastructure.http.exact_query import EXACT_QUERY
 from infrastructure.http.routes_operator import ERRORS
 from infrastructure.http.routes_reads import readable_round
 from infrastructure.pages.links import DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS, MIN_TTL_SECONDS
@@ -23,7 +24,7 @@ router = APIRouter(responses=ERRORS)  # type: ignore[arg-type]
 
 
 class ReplayLinkRequest(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")
     ttl_seconds: Annotated[StrictInt, Field(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS)] = (
         DEFAULT_TTL_SECONDS
     )
@@ -39,6 +40,7 @@ class ReplayLinkMade(BaseModel):
     status_code=201,
     response_model=ReplayLinkMade,
     tags=["reads"],
+    dependencies=[EXACT_QUERY],
 )
 def make_replay_link(
     request: Request,
