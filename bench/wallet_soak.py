@@ -55,6 +55,7 @@ SECRET = "wallet-soak-secret-0123456789"
 START = 10_000_000
 STAKE = 100
 FREE_ROUNDS = 10
+START_TIMEOUT = 300.0  # a first start compiles the game kernel: minutes on a loaded machine
 FAULTS = [  # (call, fault, rate)
     ("debit", "fail_before", 0.02), ("debit", "fail_after", 0.02), ("debit", "timeout", 0.01),
     ("debit", "drop", 0.01), ("debit", "refuse", 0.01), ("debit", "close_unanswered", 0.01),
@@ -155,7 +156,7 @@ async def kill_and_restart(server: Server, at: list[float], log: list[str]) -> N
         note("service SIGKILLed")
         log.append("kill")
         await asyncio.sleep(0.5)
-        await asyncio.to_thread(server.start)
+        await asyncio.to_thread(server.start, START_TIMEOUT)
         note("service started again")
 
 
@@ -287,7 +288,7 @@ async def run_on(
     figures: dict[str, Any] = {}
     problems: list[str] = []
     try:
-        server.start()
+        server.start(timeout=START_TIMEOUT)
         operator = {"Authorization": f"Bearer {OPERATOR}"}
         players = []
         with httpx.Client(base_url=server.base_url, headers=operator, timeout=30) as c:

@@ -124,8 +124,8 @@ class PumpkinApplication:
 
     # -- players and money ---------------------------------------------------------------------
 
-    def register_player(self, player_id: str) -> None:
-        self.players.register(player_id)
+    def register_player(self, player_id: str, age_band: object = None) -> None:
+        self.players.register(player_id, age_band)
 
     def deposit(self, player_id: str, amount: int, request_id: str) -> int:
         return self.wallet.deposit(player_id, amount, request_id)
@@ -159,7 +159,7 @@ class PumpkinApplication:
             self.sessions.open, player_id, reality_check_minutes, balance
         )
 
-    def close_session(self, session_id: str, closed_by: str = "") -> dict[str, Any]:
+    def close_session(self, session_id: str, closed_by: str = "operator") -> dict[str, Any]:
         return self.sessions.close(session_id, closed_by)
 
     def close_if_idle(self, session_id: str, idle_seconds: float) -> bool:

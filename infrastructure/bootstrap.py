@@ -36,6 +36,7 @@ from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.http.shared_buckets import SHARED_LIMITS_ENV, SharedBuckets
 from infrastructure.logging import REVEAL, configure_logging, get_logger
 from infrastructure.pages.keys import PageKeys
+from infrastructure.pages.sign_ins import SignIns
 from infrastructure.ports import Service
 from infrastructure.rounds.round_reads import SettledRounds
 from infrastructure.settings import Settings
@@ -104,6 +105,7 @@ def build_http_app(
     projection_rounds: RoundSource | None = None,
     on_shutdown: Callable[[], object] | None = None,
     audit: AuditReads | None = None,
+    console_sign_ins: SignIns | None = None,
 ) -> FastAPI:
     metrics = Metrics()
     application.on_conflict_retry = metrics.store_retries.inc
@@ -128,11 +130,37 @@ def build_http_app(
         limiter=_shared_limiter(settings),
         unknown_token_cache_seconds=settings.unknown_token_cache_seconds,
         pages_keys=PageKeys(settings.pages_key.get_secret_value(), settings.pages_key_file),
+        console_sign_ins=console_sign_ins,
         currency=settings.currency,
         wallet_owed=application.wallet_owed,
         background=application.background,
+        transparency=transparency_log(settings, application),
     )
     return create_app(deps, on_shutdown)
+
+
+def jurisdiction_problems(settings: Settings) -> list[str]:
+    """Why `serve` cannot play under PUMPKIN_JURISDICTION (empty when it can): `de` plays the
+    no-jackpot model of the game, and a model plays jackpots unless its definition says
+    `"jackpots": false`; this build has no such model, so `de` is not served rather than served
+    with jackpots."""
+    from domain.game.model import current_model
+    from domain.ledger.protection import profile_problems
+
+    plays_jackpots = current_model().definition.get("jackpots", True) is not False
+    return [
+        f"PUMPKIN_JURISDICTION={settings.jurisdiction}: {problem}"
+        for problem in profile_problems(profile_named(settings.jurisdiction), plays_jackpots)
+    ]
+
+
+def transparency_log(settings: Settings, application: Any) -> Any:
+    """The transparency log the HTTP API answers from, signed with the operator's log key."""
+    from infrastructure.audit.checkpoint_commands import signing_key_file
+    from infrastructure.transparency.log_service import TransparencyLog
+
+    retry = max(1, int(settings.checkpoint_seconds or 60))
+    return TransparencyLog(application, signing_key_file(settings), retry)
 
 
 def rules_with_jurisdiction(profile: Profile) -> Callable[[], dict[str, Any]]:
@@ -202,31 +230,56 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
     reader = build_projection_rounds(settings)
     runtime.closers.append(reader.close)
     runtime.http_app = build_http_app(
-        settings, application, reader, on_shutdown=runtime.close, audit=reader
+        settings,
+        application,
+        reader,
+        on_shutdown=runtime.close,
+        audit=reader,
+        console_sign_ins=build_console_sign_ins(settings, application),
     )
     log.info("service_built", database=settings.database_url_for_log)
     return runtime
 
 
+def build_console_sign_ins(settings: Settings, application: PumpkinApplication) -> SignIns:
+    """The console's sign-ins, in a table of the service's own database (every worker sees a
+    sign-out at once)."""
+    from infrastructure.pages.sign_ins import SignInTable
+    from infrastructure.store.event_rows import EventRows
+    from infrastructure.store.persistence import schema_lock
+
+    rows = EventRows(application.store)
+    with schema_lock(settings.database_url):  # workers starting together create it once
+        return SignInTable(rows.datastore, rows.postgres)
+
+
 def start_sweeper(settings: Settings, application: PumpkinApplication) -> Callable[[], object]:
-    """The background closes of idle sessions and the periodic signed checkpoint; returns how
-    to stop them."""
+    """The background closes of idle sessions, and the transparency log following the store
+    with its periodic signed checkpoint; returns how to stop them."""
     from infrastructure.audit.checkpoint_commands import signing_key_file
-    from infrastructure.audit.checkpoints import load_signing_key, record_checkpoint
+    from infrastructure.audit.checkpoints import load_signing_key
     from infrastructure.sessions.session_sweeper import Sweeper
+    from infrastructure.transparency.log_builder import LogBuilder
+    from infrastructure.transparency.log_follower import LogFollower
 
     store = application.store
+    builder = LogBuilder(store)
 
     def checkpoint() -> None:
         key = load_signing_key(signing_key_file(settings))
-        assert key is not None
-        document = record_checkpoint(store, key)
-        log.info("checkpoint_recorded", streams=document["streams"],
-                 merkle_root=document["merkle_root"])
+        assert key is not None  # created on first use
+        signed = builder.sign_checkpoint(key)
+        if signed is not None:
+            log.info("checkpoint_signed", tree_size=int(signed.split("\n")[1]))
 
-    sweeper = Sweeper(application, store, settings.session_idle_seconds, checkpoint,
-                      settings.checkpoint_seconds).start()
-    return sweeper.stop
+    sweeper = Sweeper(application, store, settings.session_idle_seconds).start()
+    follower = LogFollower(builder, checkpoint, settings.checkpoint_seconds).start()
+
+    def stop() -> None:
+        sweeper.stop()
+        follower.stop()
+
+    return stop
 
 
 def worker_http_app() -> FastAPI:

@@ -83,6 +83,7 @@ def serve(
     from infrastructure.bootstrap import (
         announce_generated_keys,
         build_runtime,
+        jurisdiction_problems,
         settle_heap,
         start_projections_in_process,
     )
@@ -92,9 +93,10 @@ def serve(
 
     settings = _settings()
     workers = workers or settings.workers
-    for problem in key_problems(settings):
+    problems = [*key_problems(settings), *jurisdiction_problems(settings)]
+    for problem in problems:
         typer.echo(f"pumpkin: refusing to serve: {problem}", err=True)
-    if key_problems(settings):
+    if problems:
         raise typer.Exit(2)
     where: dict[str, Any] = {"host": host or settings.host, "port": port or settings.port}
     try:
@@ -232,36 +234,52 @@ def verify(
     player: Annotated[str | None, typer.Option(help="Check one player only.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     checkpoint: Annotated[
-        Path | None, typer.Option(help="Also check the store against this checkpoint file.")
+        Path | None,
+        typer.Option(help="The checkpoint you kept (a signed note from `pumpkin checkpoint` "
+                          "or GET /log/checkpoint): the events must give its root."),
+    ] = None,
+    log_key: Annotated[
+        str | None,
+        typer.Option(help="The log's verifier key you pinned (GET /log/key when you first "
+                          "trusted it): the checkpoint must be signed by it."),
+    ] = None,
+    witness_key: Annotated[
+        list[str] | None,
+        typer.Option(help="A witness's verifier key: the checkpoint must carry its "
+                          "cosignature (repeatable)."),
     ] = None,
     public_key: Annotated[
         str | None,
-        typer.Option(help="The operator's Ed25519 public key (hex) the checkpoint must carry."),
+        typer.Option(help="For a checkpoint file of the earlier stream-heads format: the "
+                          "operator's Ed25519 public key (hex) it must carry."),
     ] = None,
 ) -> None:
     """Replay the event store and check it; exit 0 only if all agrees.
 
     Rebuilds every player, checks each stream's hash chain, re-derives every round from its
-    seed and model version, checks every closed session's commitment and seeds, and checks the
-    store against a signed checkpoint (--checkpoint FILE, else the latest one stored).
+    seed and model version, re-checks the rules the events must obey, compares every snapshot
+    with replay, checks every closed session's commitment and seeds, and recomputes the
+    transparency log from the events, against the checkpoint you kept (--checkpoint FILE
+    --log-key VKEY); without them the checkpoints are "unanchored".
     """
     from infrastructure.audit.verification import verify_command
 
     settings = _settings()
     _exit_with(verify_command(
         settings, player=player, json_out=json_out, checkpoint=checkpoint,
-        public_key=public_key,
+        public_key=public_key, log_key=log_key, witness_keys=witness_key,
     ))
 
 
 @app.command()
 def checkpoint(
     out: Annotated[
-        Path | None, typer.Option(help="Also write it (with the public key) to this file.")
+        Path | None, typer.Option(help="Also write the newest checkpoint to this file.")
     ] = None,
 ) -> None:
-    """Record a checkpoint: every stream's head version and hash under a Merkle root signed
-    with the operator's Ed25519 key (PUMPKIN_CHECKPOINT_KEY_FILE)."""
+    """Bring the transparency log up to the store and sign a checkpoint of it (a C2SP signed
+    note) with the operator's Ed25519 log key (PUMPKIN_CHECKPOINT_KEY_FILE); --out writes the
+    newest checkpoint, for a regulator to keep."""
     from infrastructure.audit.checkpoint_commands import checkpoint_command
 
     settings = _settings()
@@ -271,9 +289,36 @@ def checkpoint(
 
 
 @app.command()
+def witness(
+    log: Annotated[str | None, typer.Option(help="The service's base URL.")] = None,
+    log_key: Annotated[str | None, typer.Option(help="The log's verifier key you pinned.")] = None,
+    key: Annotated[Path | None, typer.Option(help="This witness's key file.")] = None,
+    state: Annotated[Path | None, typer.Option(help="This witness's state directory.")] = None,
+    new_key: Annotated[
+        Path | None, typer.Option(help="Make a witness key in this file and print its "
+                                       "verifier key.")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="The new key's name, e.g. "
+                                                  "regulator.example/w1.")] = None,
+) -> None:
+    """Cosign the log's newest checkpoint if it extends the last one this witness cosigned.
+
+    `--log URL --log-key VKEY --key FILE --state DIR`: exit 0 once cosigned, 1 naming
+    `inconsistent` or `bad_signature` when refused (the auditor key in PUMPKIN_AUDITOR_KEY
+    posts the cosignature). `--new-key FILE --name NAME` makes a key and prints its verifier key.
+    """
+    from infrastructure.transparency.witness_command import witness_command
+
+    _exit_with(witness_command(log_url=log, log_key=log_key, key_file=key, state=state,
+                               new_key_file=new_key, name=name))
+
+
+@app.command()
 def dispute(
     round_id: Annotated[str, typer.Argument(help="The round, e.g. alice.42.")],
-    out: Annotated[Path, typer.Option(help="Write the report to this file.")],
+    out: Annotated[
+        Path | None, typer.Option(help="Write the report to this file (default: stdout).")
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Write JSON instead of HTML.")] = False,
 ) -> None:
     """Write a self-contained report of one round for a regulator (HTML, or JSON).

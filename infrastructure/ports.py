@@ -22,7 +22,7 @@ class SessionRef:
 class GameService(Protocol):
     """Commands raise the errors of domain.errors; they never half-apply."""
 
-    def register_player(self, player_id: str) -> None: ...
+    def register_player(self, player_id: str, age_band: object = None) -> None: ...
 
     def deposit(self, player_id: str, amount: int, request_id: str) -> int: ...
 
@@ -68,7 +68,7 @@ class GameService(Protocol):
 
     def cancel_free_rounds(self, player_id: str, campaign_id: str) -> dict[str, Any]: ...
 
-    def close_session(self, session_id: str, closed_by: str = "") -> dict[str, Any]:
+    def close_session(self, session_id: str, closed_by: str = "operator") -> dict[str, Any]:
         """The session object, closed and its seed revealed; closing twice answers the same.
         closed_by: who closes it (player, operator)."""
         ...

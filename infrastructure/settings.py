@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     serve_projections: bool = True
     # The player-protection profile (domain.ledger.protection.PROFILES; CONTRACT.md "Player
     # protection").
-    jurisdiction: Literal["none", "uk", "ontario"] = "none"
+    jurisdiction: Literal["none", "uk", "ontario", "de"] = "none"
     # Signs replay links and console sign-ins (infrastructure/pages/keys.py). Unset: a key made on
     # first use and kept in pages_key_file, so links outlive a restart and workers share it.
     pages_key: SecretStr = SecretStr("")
@@ -58,7 +58,7 @@ class Settings(BaseSettings):
     # next to the SQLite database (`<db>.checkpoint-key`), else ./pumpkin-checkpoint.key.
     checkpoint_key_file: str = ""
     # `serve` records a signed checkpoint this often; 0 = only `pumpkin checkpoint`.
-    checkpoint_seconds: float = Field(default=3600.0, ge=0)
+    checkpoint_seconds: float = Field(default=60.0, ge=0)
     # The operator's seamless wallet (infrastructure/wallet/): unset, the built-in wallet.
     wallet_url: str = ""
     wallet_secret: SecretStr = SecretStr("")

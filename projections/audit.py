@@ -24,7 +24,9 @@ class AuditTrailView(View):
             "data TEXT NOT NULL)",
             "CREATE INDEX IF NOT EXISTS view_audit_player ON view_audit (player_id, position)",
             "CREATE INDEX IF NOT EXISTS view_audit_round ON view_audit (round_id)",
-            # Which player a stream belongs to (only its first event, Registered, says so).
+            "CREATE INDEX IF NOT EXISTS view_audit_stream ON view_audit (stream_id, version)",
+            # Which player a stream belongs to: a player's by its Registered event, any other
+            # (the player's wallet account, its keys) by its first event, which names the player.
             "CREATE TABLE IF NOT EXISTS view_audit_streams (stream_id TEXT PRIMARY KEY, "
             "player_id TEXT NOT NULL)",
         ]
@@ -37,10 +39,12 @@ class AuditTrailView(View):
     def apply(self, db: Sql, events: Sequence[RecordedEvent]) -> None:
         new_streams: dict[str, str] = {}
         for event in events:
-            if event.name == "Registered" and "player_id" in event.data:
-                new_streams[event.stream_id] = str(event.data["player_id"])
+            named = event.name == "Registered" or event.version == 1
+            if named and "player_id" in event.data and event.stream_id not in self.players:
+                new_streams.setdefault(event.stream_id, str(event.data["player_id"]))
         db.execute_many(
-            "INSERT INTO view_audit_streams VALUES (:stream_id, :player_id)",
+            "INSERT INTO view_audit_streams VALUES (:stream_id, :player_id) "
+            "ON CONFLICT (stream_id) DO NOTHING",
             ({"stream_id": s, "player_id": p} for s, p in new_streams.items()),
         )
         self.players.update(new_streams)
@@ -59,8 +63,8 @@ class AuditTrailView(View):
         )
 
     def _player_of(self, event: RecordedEvent) -> str | None:
-        """A player's stream by its Registered event; a key stream (session, token) by the
-        player it names."""
+        """A stream's player, as its first event (or Registered) named it: so every event of
+        a player's wallet account names its player, not only the one that opened it."""
         player = self.players.get(event.stream_id, event.data.get("player_id"))
         return None if player is None else str(player)
 

@@ -37,11 +37,35 @@ ROUTINE_EVENTS = (
 )
 
 
+# The bookkeeping of the service's key streams (request ids, session keys, token keys): each
+# names a player but is no event of the player's (a request key is version 1 of a stream of its
+# own); kept out of a player's trail (the export, GET /audit/events, has them all).
+KEY_EVENTS = ("Issued", "Closed")
+
+
 def audit_tail(read: Read, player_id: str, limit: int) -> list[dict[str, Any]]:
-    """The player's last `limit` audit rows, newest first."""
+    """The player's last `limit` audit rows (its own stream and its wallet account's), newest
+    first."""
+    keys = {f"key{i}": name for i, name in enumerate(KEY_EVENTS)}
     rows = read(
-        "SELECT * FROM view_audit WHERE player_id = :player_id ORDER BY position DESC LIMIT :limit",
-        {"player_id": player_id, "limit": limit},
+        "SELECT * FROM view_audit WHERE player_id = :player_id "
+        f"AND name NOT IN ({', '.join(':' + key for key in keys)}) "
+        "ORDER BY position DESC LIMIT :limit",
+        {**keys, "player_id": player_id, "limit": limit},
+    )
+    return [_shown(row) for row in rows]
+
+
+def player_events(
+    read: Read, player_id: str, names: tuple[str, ...], limit: int
+) -> list[dict[str, Any]]:
+    """The player's latest events of these names, newest first (the console's player page)."""
+    wanted = {f"name{i}": name for i, name in enumerate(names)}
+    rows = read(
+        "SELECT * FROM view_audit WHERE player_id = :player_id "
+        f"AND name IN ({', '.join(':' + key for key in wanted)}) "
+        "ORDER BY position DESC LIMIT :limit",
+        {**wanted, "player_id": player_id, "limit": limit},
     )
     return [_shown(row) for row in rows]
 

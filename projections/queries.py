@@ -84,8 +84,10 @@ class RecallReader:
         feature: str | None = None,
         model_version: str | None = None,
         limit: int = 100,
+        before: str | None = None,
     ) -> list[dict[str, Any]]:
-        """Summaries matching every filter given, newest first (times are ISO-8601)."""
+        """Summaries matching every filter given, newest first (times are ISO-8601); `before`
+        is the round id the previous page ended with."""
         where, params = ["1 = 1"], {"limit": limit}
         filters: list[tuple[Any, str, str]] = [
             (player_id, "player_id = :player_id", "player_id"),
@@ -93,6 +95,8 @@ class RecallReader:
             (until, "time < :until", "until"),
             (min_win, "total_win >= :min_win", "min_win"),
             (model_version, "model_version = :model_version", "model_version"),
+            (before, "position < (SELECT position FROM view_rounds WHERE round_id = :before)",
+             "before"),
         ]
         for value, clause, name in filters:
             if value is not None:
@@ -134,6 +138,12 @@ class RecallReader:
     def audit_tail(self, player_id: str, limit: int = 300) -> list[dict[str, Any]]:
         """The player's last `limit` audit rows, newest first."""
         return console_reads.audit_tail(self._all, player_id, limit)
+
+    def player_events(
+        self, player_id: str, names: tuple[str, ...], limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """The player's latest events of these names, newest first."""
+        return console_reads.player_events(self._all, player_id, names, limit)
 
     def significant_events(self, limit: int = 50, window: int = 100_000) -> list[dict[str, Any]]:
         """The latest events outside the routine of rounds, money and sessions, newest first."""

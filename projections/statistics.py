@@ -12,7 +12,7 @@ from typing import Any
 
 from domain.game.model import state_key
 from domain.game.progress import Progress, unlock_if_due
-from domain.ledger.recorded_progress import recorded_progress
+from domain.ledger.recorded_progress import STEP_HALVES, recorded_progress
 from domain.ledger.round_features import FEATURE_EVENTS, round_features
 from projections import free_round_stats
 from projections.events import RecordedEvent
@@ -46,7 +46,9 @@ class StatisticsView(View):
             + ", largest_win BIGINT NOT NULL, largest_win_round_id TEXT, "
             "PRIMARY KEY (day, state, model_version))",
             f"CREATE TABLE IF NOT EXISTS view_stats_jackpots ({key}, tier TEXT NOT NULL, "
-            "count BIGINT NOT NULL, amount BIGINT NOT NULL, "
+            # amount: what the rounds paid (the prize times the Hold & Win multiplier);
+            # prize: the prizes as the candies showed them, before it
+            "count BIGINT NOT NULL, amount BIGINT NOT NULL, prize BIGINT NOT NULL, "
             "PRIMARY KEY (day, state, model_version, tier))",
             "CREATE TABLE IF NOT EXISTS view_stats_largest_wins (round_id TEXT PRIMARY KEY, "
             "player_id TEXT NOT NULL, position BIGINT NOT NULL, day TEXT NOT NULL, "
@@ -85,17 +87,29 @@ class StatisticsView(View):
             row["max_win_hits"] += int(bool(settled.get("max_win_hit")))
             if win > row["largest_win"]:  # strictly: on a tie the earlier round stays
                 row["largest_win"], row["largest_win_round_id"] = win, str(start["round_id"])
+            halves = _hold_and_win_halves(part)
             for event in part:
                 if event.name == "JackpotWon":
-                    tier = jackpots.setdefault((bucket, str(event.payload["tier"])), [0, 0])
+                    prize = int(event.payload["amount"])
+                    tier = jackpots.setdefault((bucket, str(event.payload["tier"])), [0, 0, 0])
                     tier[0] += 1
-                    tier[1] += int(event.payload["amount"])
+                    tier[1] += prize * halves // 2  # as the kernel pays a collection
+                    tier[2] += prize
             if win > 0:
                 wins.append(_largest_win_row(part, bucket, win))
         _add_buckets(db, buckets)
         add_jackpots(db, jackpots)
         _keep_largest_wins(db, wins)
         free_round_stats.add_free_rounds(db, events, free_rounds)
+
+
+def _hold_and_win_halves(part: Sequence[RecordedEvent]) -> int:
+    """The Hold & Win multiplier (in halves) the round's collections were paid at: the one its
+    HoldAndWinEnded records (2, x1, for a round without the feature)."""
+    for event in reversed(part):
+        if event.name == "HoldAndWinEnded":
+            return int(event.payload.get(STEP_HALVES, 2))
+    return 2
 
 
 def played_state(stake_placed: Mapping[str, Any]) -> Progress:
@@ -138,15 +152,20 @@ def _add_buckets(db: Sql, buckets: dict[Bucket, dict[str, Any]]) -> None:
 
 
 def add_jackpots(db: Sql, jackpots: dict[tuple[Bucket, str], list[int]]) -> None:
+    """Adds [count, amount paid, prize] per (bucket, tier)."""
     db.execute_many(
         "INSERT INTO view_stats_jackpots VALUES "
-        "(:day, :level, :state, :model_version, :tier, :count, :amount) "
+        "(:day, :level, :state, :model_version, :tier, :count, :amount, :prize) "
         "ON CONFLICT (day, state, model_version, tier) DO UPDATE SET "
         "count = view_stats_jackpots.count + excluded.count, "
-        "amount = view_stats_jackpots.amount + excluded.amount",
+        "amount = view_stats_jackpots.amount + excluded.amount, "
+        "prize = view_stats_jackpots.prize + excluded.prize",
         (
-            {**dict(zip(_KEY, b, strict=True)), "tier": tier, "count": count, "amount": amount}
-            for (b, tier), (count, amount) in jackpots.items()
+            {
+                **dict(zip(_KEY, b, strict=True)),
+                "tier": tier, "count": count, "amount": amount, "prize": prize,
+            }
+            for (b, tier), (count, amount, prize) in jackpots.items()
         ),
     )
 

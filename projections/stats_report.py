@@ -45,7 +45,7 @@ def read_stats(
     tiers: dict[tuple[str, str, str], dict[str, Any]] = {}
     for row in jackpots:
         key = (row["day"], row["state"], row["model_version"])
-        tier = {"count": row["count"], "amount": row["amount"]}
+        tier = {"count": row["count"], "amount": row["amount"], "prize": row["prize"]}
         tiers.setdefault(key, {})[row["tier"]] = tier
     days = " AND ".join(c for c in where if "model_version" not in c)  # protection has none
     protection = read(

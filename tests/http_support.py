@@ -59,14 +59,24 @@ def client_for(service: Any, rate_limit: int = 0) -> TestClient:
 
 
 @contextmanager
-def served_client(database_url: str) -> Iterator[TestClient]:
-    """The API as `pumpkin serve` runs it: read models projected in-process."""
-    runtime = build_runtime(settings_for(database_url), with_projections=True)
+def served_client(database_url: str, **settings: Any) -> Iterator[TestClient]:
+    """The API as `pumpkin serve` runs it: read models projected in-process (`settings`: any
+    to change from settings_for's)."""
+    configured = settings_for(database_url)
+    for name, value in settings.items():
+        setattr(configured, name, value)
+    runtime = build_runtime(configured, with_projections=True)
     try:
         with TestClient(runtime.http_app, raise_server_exceptions=False) as test_client:
             yield test_client
     finally:
         runtime.close()
+
+
+def error_keys(error: dict[str, Any]) -> set[str]:
+    """The keys an error holds: code and message, and the field an unknown_field names."""
+    named = {"field"} if error.get("code") == "unknown_field" else set()
+    return {"code", "message", *named}
 
 
 def bearer(secret: str) -> dict[str, str]:

@@ -26,6 +26,11 @@ newer one (e.g. a new field's value for events written before it existed). New e
 written with their `class_version`; older ones are upcast as they are read. The hash chain
 covers an event as it was WRITTEN, not as upcast: the mapper (infrastructure.store.json_mapper)
 records the digest of the stored state on an upcast event (domain.ledger.hashchain.STORED_DIGEST).
+
+Reading, a stored name is looked up in the product's own registry (`stored_class`), never
+imported: a row naming anything else (`this:s`, a module of the standard library) is
+UnknownTopic, which verify reports as `unknown_topic`. Each module that defines stored classes
+registers them where they are defined (`register_aggregate`, `register_stored`).
 """
 
 from __future__ import annotations
@@ -33,8 +38,40 @@ from __future__ import annotations
 from eventsourcing.utils import get_topic
 
 NEW_NAME_PREFIX = "pumpkin:"
+_REGISTRY: dict[str, type] = {}
+
+
+class UnknownTopic(LookupError):
+    """A stored row names a class that is not one of the product's own."""
 
 
 def stored_name(cls: type) -> str:
     """The name a class is stored under (its TOPIC), as the hash chain covers it."""
     return get_topic(cls)
+
+
+def register_stored(cls: type, name: str | None = None) -> None:
+    """Make `cls` readable under its stored name (or `name`, for a library class)."""
+    topic = name or stored_name(cls)
+    known = _REGISTRY.get(topic)
+    if known is not None and known is not cls:
+        raise ValueError(f"stored name {topic!r} is already {known.__qualname__}'s")
+    _REGISTRY[topic] = cls
+
+
+def register_aggregate(aggregate: type) -> None:
+    """An aggregate and every event class named on it (`Player.StakePlaced`)."""
+    register_stored(aggregate)
+    for attribute, value in vars(aggregate).items():
+        if isinstance(value, type) and attribute != "Event" and hasattr(value, "mutate"):
+            register_stored(value)
+
+
+def stored_class(topic: str) -> type:
+    """The product's class stored under `topic`; UnknownTopic for any other name."""
+    try:
+        return _REGISTRY[topic]
+    except KeyError:
+        raise UnknownTopic(f"{topic[:80]!r} is not the name of one of the product's stored "
+                           "classes") from None
+

@@ -5,6 +5,15 @@ field (timestamp and prev_hash included), encoded canonically (sorted keys, comp
 computed the same way on a freshly triggered event and on one decoded from the store, so a
 checker reading the store back (the regulator's verify) sees what the writer saw.
 
+The hash input is versioned (the chain rule, stored beside the event's fields as `chain_rule`):
+- rule 1 (every event written before rule 2; read as such when the key is absent): the record
+  {originator_id, originator_version, topic, state}; the event's `class_version` was outside it,
+  so removing it changed an event's meaning (a free round read as a paid one) unseen.
+- rule 2 (every event written now): {chain_rule: 2, originator_id, originator_version, topic,
+  class_version, state}: everything that gives a stored event its meaning. Removing the rule's
+  key reads the event under rule 1, whose digest is not the one its successor (or the
+  transparency log) chained: the downgrade is a broken link too.
+
 What a chain proves: a changed payload, a deleted event (version gap), swapped events and an
 event forged with a wrong prev_hash all break a link. The stream's LAST event has no successor
 to vouch for it; compare it with an anchor (e.g. the head a snapshot recorded) when one exists.
@@ -22,6 +31,8 @@ from uuid import UUID
 import orjson
 
 GENESIS = "0" * 64  # the prev_hash of a stream's first event
+CHAIN_RULE = 2  # the hash rule events are written with
+CHAIN_RULE_KEY = "chain_rule"  # beside the state fields in a stored event (never an attribute)
 # Set by the mapper on an event upcast from an older version: the digest of its state as stored
 # (domain.ledger.event_names). Not a field of the event: event_state leaves it out.
 STORED_DIGEST = "_stored_digest"
@@ -54,16 +65,37 @@ def canonical_json(value: object) -> bytes:
 
 
 def event_digest(
-    originator_id: UUID | str, originator_version: int, topic: str, state: Mapping[str, Any]
+    originator_id: UUID | str,
+    originator_version: int,
+    topic: str,
+    state: Mapping[str, Any],
+    class_version: int | None = None,
 ) -> str:
-    """SHA-256 (hex) of one stored event: envelope and every state field, canonically encoded."""
-    record = {
+    """SHA-256 (hex) of one stored event: envelope and every state field, canonically encoded;
+    with `class_version` under rule 2 (which covers it), without it under rule 1."""
+    record: dict[str, Any] = {
         "originator_id": str(originator_id),
         "originator_version": originator_version,
         "topic": topic,
         "state": state if type(state) is dict else dict(state),
     }
+    if class_version is not None:
+        record[CHAIN_RULE_KEY] = CHAIN_RULE
+        record["class_version"] = class_version
     return hashlib.sha256(canonical_json(record)).hexdigest()
+
+
+def stored_digest(
+    originator_id: UUID | str, originator_version: int, topic: str, state: Mapping[str, Any],
+    rule: int, class_version: int,
+) -> str:
+    """The digest of an event as stored under `rule` (its state without the rule's key nor
+    class_version)."""
+    if rule == 1:
+        return event_digest(originator_id, originator_version, topic, state)
+    if rule == CHAIN_RULE:
+        return event_digest(originator_id, originator_version, topic, state, class_version)
+    raise ValueError(f"unknown chain rule {rule!r}")
 
 
 def event_state(event: object) -> dict[str, Any]:
@@ -85,6 +117,7 @@ def digest_of(event: object, topic: str) -> str:
         getattr(event, "originator_version"),  # noqa: B009
         topic,
         event_state(event),
+        getattr(type(event), "class_version", 1),
     )
 
 
@@ -97,6 +130,7 @@ class ChainedEvent:
     topic: str
     state: Mapping[str, Any]
     stored_digest: str | None = None  # of the state as stored, when `state` was upcast since
+    class_version: int | None = None  # None: rule 1 (the class version outside the hash)
 
     @property
     def prev_hash(self) -> str:
@@ -106,7 +140,7 @@ class ChainedEvent:
     def digest(self) -> str:
         if self.stored_digest is not None:
             return self.stored_digest
-        return event_digest(self.stream, self.version, self.topic, self.state)
+        return event_digest(self.stream, self.version, self.topic, self.state, self.class_version)
 
 
 @dataclass(frozen=True)
@@ -124,6 +158,7 @@ def chained(event: object, topic: str) -> ChainedEvent:
         topic=topic,
         state=event_state(event),
         stored_digest=vars(event).get(STORED_DIGEST),
+        class_version=getattr(type(event), "class_version", 1),
     )
 
 

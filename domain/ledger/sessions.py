@@ -153,6 +153,10 @@ def open_view(
     }
 
 
+# Who closed a session closed before the closer was recorded (its SessionClosed has no reason).
+UNRECORDED_CLOSER = "unknown"
+
+
 def closed_view(
     session_id: str,
     player_id: str,
@@ -167,5 +171,5 @@ def closed_view(
         "open": False,
         "closed_at": closed_at.isoformat(),
         "server_seed": server_seed,
-        "closed_by": closed_by or None,
+        "closed_by": closed_by or UNRECORDED_CLOSER,
     }

@@ -26,6 +26,7 @@ from uuid import UUID, uuid5
 from eventsourcing.domain import Aggregate
 
 from domain.ledger.chain_link import ChainLink
+from domain.ledger.event_names import register_aggregate
 from domain.ledger.hashchain import GENESIS
 from domain.ledger.identifiers import NAMESPACE
 
@@ -254,3 +255,5 @@ WALLET_EVENT_TOPICS = tuple(
         WalletAccount.Acknowledged, WalletAccount.BalanceReported,
     )
 )
+
+register_aggregate(WalletAccount)  # its stored names readable (domain.ledger.event_names)

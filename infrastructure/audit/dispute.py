@@ -25,6 +25,8 @@ from infrastructure.audit.round_check import RecordedEvent, RoundRecord
 from infrastructure.audit.stream_check import StreamResult
 from infrastructure.audit.verification import check_stream
 from infrastructure.store.event_rows import EventRows
+from infrastructure.transparency.log_service import inclusion_of
+from infrastructure.transparency.log_store import LogStore
 
 # The state before and after, shown as the player state shows it (multipliers as numbers);
 # the events record the multipliers in halves (domain.ledger.recorded_progress).
@@ -69,7 +71,30 @@ def dispute_report(application: Any, round_id: str) -> dict[str, Any]:
         "protection": protection_before(
             application, parsed[0], played["session_id"], record.stake_placed.version
         ),
+        "transparency": transparency_section(application, round_id),
     }
+
+
+def transparency_section(application: Any, round_id: str) -> dict[str, Any]:
+    """The round's inclusion proof in the transparency log, and how to check it
+    (docs/TRANSPARENCY.md), or why there is none yet."""
+    proof = inclusion_of(LogStore(EventRows(application)), round_id)
+    if proof is None:
+        return {"included": False, "note": "no signed checkpoint covers this round yet: ask "
+                "GET /rounds/{id}/proof again after the next checkpoint (every 60 s)"}
+    return {"included": True, **proof, "how_to_check": CHECK_PROOF_STEPS}
+
+
+CHECK_PROOF_STEPS = (
+    "1. The checkpoint's signature holds with the log key you pinned (GET /log/key). "
+    "2. Its third line, base64-decoded, is root_hash. "
+    "3. leaf_hash = SHA-256(0x00 || leaf). "
+    "4. Walk the inclusion hashes (RFC 9162 section 2.1.3.2): with fn = leaf_index and "
+    "sn = tree_size - 1, for each hash p: if fn is odd or fn = sn, r = SHA-256(0x01 || p || r) "
+    "and, while fn is even and not 0, halve fn and sn; else r = SHA-256(0x01 || r || p); then "
+    "halve fn and sn. At the end sn is 0 and r is root_hash (docs/TRANSPARENCY.md has it in "
+    "Python)."
+)
 
 
 def _state(payload: dict[str, Any]) -> dict[str, Any]:
@@ -150,8 +175,9 @@ def _event(event: RecordedEvent) -> dict[str, Any]:
             "hash": event.hash, "payload": event.payload}
 
 
-def dispute_command(settings: Any, round_id: str, out: Path, json_out: bool) -> int:
-    """Write the report; exit 0 if the round verifies, 1 if it does not, 2 if there is none."""
+def dispute_command(settings: Any, round_id: str, out: Path | None, json_out: bool) -> int:
+    """Write the report (to `out`, else to stdout, the verdict then on stderr); exit 0 if the
+    round verifies, 1 if it does not, 2 if there is none."""
     from infrastructure.application import PumpkinApplication
     from infrastructure.audit.dispute_html import render
 
@@ -164,7 +190,11 @@ def dispute_command(settings: Any, round_id: str, out: Path, json_out: bool) -> 
     finally:
         application.close()
     text = json.dumps(report, indent=2, default=str) if json_out else render(report)
-    out.write_text(text, encoding="utf-8")
     verdict = "VERIFIED" if report["verification"]["round_ok"] else "NOT VERIFIED"
-    typer.echo(f"{round_id}: {verdict}; report written to {out}")
+    if out is None:
+        typer.echo(text)
+        typer.echo(f"{round_id}: {verdict}", err=True)
+    else:
+        out.write_text(text, encoding="utf-8")
+        typer.echo(f"{round_id}: {verdict}; report written to {out}")
     return 0 if report["verification"]["round_ok"] else 1

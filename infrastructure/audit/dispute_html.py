@@ -172,6 +172,7 @@ def render(report: dict[str, Any]) -> str:
     html += [
         "<p>Each event's hash is the SHA-256 of its canonical JSON (stream, version, topic, "
         "every stored field); each prev_hash must equal the hash of the event before it.</p>",
+        _transparency_html(report.get("transparency")),
         "<h2>5. The recorded events</h2>",
         f"<pre>{_e(json.dumps(report['events'], indent=1))}</pre>",
         "</body></html>",
@@ -199,3 +200,19 @@ def _fairness_html(fair: dict[str, Any] | None) -> str:
                                                  "DOES NOT AGREE")
                    + "; derivation: " + _verdict(bool(fair["seed_agrees"]), "agrees",
                                                  "DOES NOT AGREE") + "</p>")
+
+
+def _transparency_html(log: dict[str, Any] | None) -> str:
+    """The round's place in the transparency log: its leaf and inclusion proof up to a signed
+    checkpoint, and how to check them."""
+    if not log:
+        return ""
+    if not log["included"]:
+        return f"<h3>Transparency log</h3><p>{_e(log['note'])}</p>"
+    return "<h3>Transparency log</h3>" + _rows([
+        ("leaf (canonical JSON)", log["leaf"]), ("leaf index", log["leaf_index"]),
+        ("leaf hash = SHA-256(0x00 || leaf)", log["leaf_hash"]),
+        ("tree size", log["tree_size"]), ("root hash", log["root_hash"]),
+        ("inclusion proof (RFC 9162), leaf to root", " ".join(log["inclusion"])),
+        ("how to check", log["how_to_check"]),
+    ]) + f"<p>The signed checkpoint:</p><pre>{_e(log['checkpoint'])}</pre>"

@@ -4,8 +4,10 @@ Fed the stream's events in order: each session that opened with a commitment is 
 its seed is revealed: SHA-256(revealed seed) = the commitment it opened with (and the one its
 reveal and rounds carry); every round's seed = HMAC-SHA256(seed, "<session>:<nonce>:<client
 seed>"); the nonces run 1, 2, 3... in the stream's order, a gap only where NonceBurned records a
-round lost to a store conflict. Sessions opened before commitments are counted apart (their
-rounds are re-derived from their recorded seeds, as always).
+round lost to a store conflict. A burned nonce is re-derived like a round (its recorded seed =
+HMAC-SHA256(revealed seed, "<session>:<nonce>:<client seed>")) and counted (`burned_nonces`), so
+a re-roll is on the record and checked. Sessions opened before commitments are counted apart
+(their rounds are re-derived from their recorded seeds, as always).
 
 Problem kinds: commitment_mismatch, seed_mismatch, nonce_out_of_sequence, seed_not_revealed.
 """
@@ -27,7 +29,8 @@ class _Session:
     commitment: str
     opened_at: int
     rounds: list[tuple[int, str, int | None, str, str, str | None]] = field(default_factory=list)
-    burned: list[tuple[int, int]] = field(default_factory=list)  # (version, nonce)
+    # (version, nonce, client seed, seed) of each nonce lost to a store conflict
+    burned: list[tuple[int, int, str, str]] = field(default_factory=list)
     closed_at: int | None = None
 
 
@@ -37,6 +40,7 @@ class FairCounts:
     sessions_open: int = 0
     sessions_before_commitments: int = 0
     rounds_checked: int = 0
+    burned_nonces: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return dict(vars(self))
@@ -67,7 +71,7 @@ class FairChecker:
         elif isinstance(event, Player.NonceBurned):
             session = self.sessions.get(event.session_id)
             if session is not None:
-                session.burned.append((version, event.nonce))
+                session.burned.append((version, event.nonce, event.client_seed, event.seed))
         elif isinstance(event, Player.SessionClosed):
             session = self.sessions.get(event.session_id)
             if session is not None:
@@ -118,7 +122,18 @@ class FairChecker:
     def _check_rounds(self, session_id: str, session: _Session, server_seed: bytes) -> bool:
         """True if any round disagrees."""
         bad = False
-        burned = {nonce for _, nonce in session.burned}
+        burned = {nonce for _, nonce, _, _ in session.burned}
+        for burned_at, burned_nonce, burned_client_seed, burned_seed in session.burned:
+            self.counts.burned_nonces += 1
+            rederived = (
+                round_seed(server_seed, session_id, burned_nonce, burned_client_seed).hex()
+                if isinstance(burned_nonce, int) and isinstance(burned_client_seed, str)
+                else None
+            )
+            bad |= self._disagrees(
+                "seed_mismatch", burned_at, "the burned nonce's seed is not HMAC-SHA256("
+                "revealed seed, '<session>:<nonce>:<client seed>')", "NonceBurned.seed",
+                rederived, burned_seed)
         expected = 1
         for version, round_id, nonce, client_seed, seed, commitment in session.rounds:
             self.counts.rounds_checked += 1

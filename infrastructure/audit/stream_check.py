@@ -7,6 +7,9 @@ problem kinds), applies the event to a Player rebuilt from nothing, and, when a 
 RoundSettled arrives, plays the round again with the engine (state before, stake, seed, model
 version) and compares every fact with the recorded events, field by field.
 
+Before each event applies, the rules the events must obey are asked of the player as it stood
+(domain.ledger.replay_rules: excluded_play, free_round_overdrawn, limit_broken).
+
 A problem is a dict: {kind, stream, player_id, version, round_id, field, expected, found, detail}.
 """
 
@@ -19,11 +22,15 @@ from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
+from domain.ledger.event_names import UnknownTopic
 from domain.ledger.hashchain import GENESIS, digest_of, event_state
+from domain.ledger.merkle import leaf_hash
 from domain.ledger.player import Player
+from domain.ledger.replay_rules import rules_broken
 from infrastructure.audit.fair_check import FairChecker
 from infrastructure.audit.round_check import RecordedEvent, RoundRecord, check_round
 from infrastructure.store.event_rows import StoredRow
+from infrastructure.transparency.leaves import leaf_of_event
 
 
 @dataclass
@@ -38,6 +45,9 @@ class StreamResult:
     problems: list[dict[str, Any]] = field(default_factory=list)
     captured: RoundRecord | None = None
     fair: dict[str, int] = field(default_factory=dict)  # infrastructure.audit.fair_check's counts
+    # (notification id, leaf hash) of every row, as the transparency log takes it in
+    # (infrastructure.transparency.leaves), when the log is recomputed
+    leaves: list[tuple[int, bytes]] = field(default_factory=list)
 
 
 def player_state_of(player: Player) -> dict[str, Any]:
@@ -57,8 +67,10 @@ class StreamChecker:
         decode: Callable[[StoredEvent], Any],
         stream: str,
         capture_round: str | None = None,
+        collect_leaves: bool = False,
     ) -> None:
         self.decode = decode
+        self.collect_leaves = collect_leaves
         self.result = StreamResult(stream)
         self.stream_id = UUID(stream)  # made once, not for every row the mapper decodes
         self.capture_round = capture_round
@@ -113,10 +125,14 @@ class StreamChecker:
         stored = StoredEvent(self.stream_id, row.version, row.topic, row.state)
         try:
             event = self.decode(stored)
+        except UnknownTopic as exc:  # found in the product's registry only, never imported
+            self.problem("unknown_topic", row.version, str(exc), field="topic",
+                         found=row.topic[:80])
+            self._undecodable(row)
+            return
         except Exception as exc:  # noqa: BLE001 - a damaged row is a finding, not a crash
             self.problem("undecodable", row.version, f"stored state cannot be read: {exc}")
-            self.head = None
-            self.replaying = False
+            self._undecodable(row)
             return
         prev_hash = str(getattr(event, "prev_hash", ""))
         if not gap:
@@ -125,6 +141,16 @@ class StreamChecker:
         if digest is None:
             digest = digest_of(event, row.topic)
         self.head = digest
+        if self.collect_leaves:
+            leaf, _ = leaf_of_event(row, event, digest)
+            self.result.leaves.append((row.notification_id, leaf_hash(leaf)))
+
+    def _undecodable(self, row: StoredRow) -> None:
+        self.head = None
+        self.replaying = False
+        if self.collect_leaves:
+            leaf, _ = leaf_of_event(row, None)
+            self.result.leaves.append((row.notification_id, leaf_hash(leaf)))
 
     def _check_link(self, version: int, prev_hash: str) -> None:
         if version == 1:
@@ -153,6 +179,10 @@ class StreamChecker:
             return None
         name = type(event).__name__
         try:
+            if self.player is not None:
+                for kind, detail in rules_broken(self.player, event):
+                    self.problem(kind, row.version, detail,
+                                 round_id=getattr(event, "round_id", None))
             self._before_apply(name, event, row)
             if self.player is not None and event.originator_version != self.player.version + 1:
                 self.player.version = event.originator_version - 1  # the gap is reported above

@@ -25,39 +25,49 @@ Each problem: {kind, stream, player_id, version, round_id, field, expected, foun
 
 from __future__ import annotations
 
+import itertools
 import json
 import multiprocessing
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import nullcontext
+from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
+import orjson
 import typer
+from eventsourcing.domain import Snapshot
 
+from domain.ledger.event_names import stored_class
 from domain.ledger.player import player_aggregate_id
+from infrastructure.audit.round_check import MAX_FIELD_PROBLEMS, differences
 from infrastructure.audit.stream_check import StreamChecker, StreamResult
 from infrastructure.audit.view_check import compare_balance_view
 from infrastructure.store.event_rows import EventRows
+from infrastructure.store.snapshot_seal import SealedSnapshot
+from infrastructure.transparency.log_check import log_section
+from infrastructure.transparency.log_store import LogStore
 
 MAX_PROBLEMS = 1_000  # listed in the answer; the count says how many there were in all
 PARALLEL_FROM_EVENTS = 50_000  # below this, starting worker processes costs more than it saves
 _CHUNK = 64  # streams per worker task at most: small enough that both stay busy to the end
-_SNAPSHOT_FIELDS = ("chain_head", "balance", "level", "spins_to_next_level",
-                    "hold_and_win_halves", "free_spins_halves", "rounds")
 
 
 # -- streams -------------------------------------------------------------------------------------
 
 
 def check_stream(
-    application: Any, rows: EventRows, stream: str, capture_round: str | None = None
+    application: Any, rows: EventRows, stream: str, capture_round: str | None = None,
+    collect_leaves: bool = False,
 ) -> StreamResult:
-    """One stream: chain, replay, every round re-derived, and its latest snapshot compared."""
-    checker = StreamChecker(application.mapper.to_domain_event, stream, capture_round)
+    """One stream: chain, replay, every round re-derived, and its latest snapshot compared
+    (with its transparency-log leaves, when the log is recomputed)."""
+    checker = StreamChecker(application.mapper.to_domain_event, stream, capture_round,
+                            collect_leaves)
     try:
         snapshot = _latest_snapshot(application, stream)
-    except (KeyError, TypeError, ValueError, AttributeError):
+    except (LookupError, TypeError, ValueError, AttributeError):
         snapshot = None  # the service loads from the events alone then; the change is named
         checker.problem("snapshot_unreadable", 0,
                         "the snapshot the service loads players from cannot be read: it was "
@@ -67,7 +77,7 @@ def check_stream(
         if snapshot is not None and checker.player is not None and (
             checker.player.version == snapshot[0] == row.version
         ):
-            _compare_snapshot(checker, snapshot)
+            _compare_snapshot(application, checker, snapshot)
             snapshot = None
     result = checker.finish()
     if snapshot is not None and result.player_id is not None:
@@ -79,23 +89,56 @@ def check_stream(
     return result
 
 
-def _latest_snapshot(application: Any, stream: str) -> tuple[int, dict[str, Any]] | None:
+_LEGACY_FIELDS = ("chain_head", "balance", "level", "spins_to_next_level",
+                  "hold_and_win_halves", "free_spins_halves", "rounds")
+
+
+def _latest_snapshot(application: Any, stream: str) -> tuple[int, dict[str, Any], bool] | None:
+    """(version, state in its stored layout upcast to the aggregate's class version, sealed) of
+    the stream's newest snapshot. The aggregate class is found in the product's registry alone.
+    A snapshot from before seals (the library's own class) is never loaded by the service
+    (infrastructure.store.snapshot_seal), and its release kept less state: it is compared on
+    the fields that release knew."""
     if application.snapshots is None:
         return None
     for snapshot in application.snapshots.get(UUID(stream), desc=True, limit=1):
-        return int(snapshot.originator_version), dict(snapshot.state)
+        cls = stored_class(str(snapshot.topic))
+        state = dict(snapshot.state)
+        from_version = state.pop("class_version", 1)
+        while from_version < getattr(cls, "class_version", 1):
+            getattr(cls, f"upcast_v{from_version}_v{from_version + 1}")(state)
+            from_version += 1
+        sealed = isinstance(snapshot, SealedSnapshot)
+        return int(snapshot.originator_version), _stored_layout(application, state), sealed
     return None
 
 
-def _compare_snapshot(checker: StreamChecker, snapshot: tuple[int, dict[str, Any]]) -> None:
-    version, state = snapshot
-    replayed = vars(checker.player)
-    for name in _SNAPSHOT_FIELDS:
-        if state.get(name) != replayed.get(name):
-            checker.problem("snapshot_mismatch", version,
-                            "the snapshot the service loads players from differs from replay",
-                            field=f"snapshot.{name}", expected=replayed.get(name),
-                            found=state.get(name))
+def _stored_layout(application: Any, state: dict[str, Any]) -> dict[str, Any]:
+    """A state as the store's transcoder writes it (value objects in their stored layouts),
+    read back as plain JSON: two states compare equal only if they would be stored alike."""
+    plain: dict[str, Any] = orjson.loads(application.mapper.transcoder.encode(state))
+    plain.pop("class_version", None)
+    return plain
+
+
+def _compare_snapshot(
+    application: Any, checker: StreamChecker, snapshot: tuple[int, dict[str, Any], bool]
+) -> None:
+    """The snapshot in full against the replayed player at its version: every field."""
+    version, state, sealed = snapshot
+    assert checker.player is not None  # compared only once the player has replayed to it
+    replayed = _stored_layout(application, Snapshot.take(checker.player).state)
+    if not sealed:
+        replayed = {name: replayed.get(name) for name in _LEGACY_FIELDS}
+        state = {name: state.get(name) for name in _LEGACY_FIELDS}
+    if replayed == state:
+        return
+    for path, expected, found in itertools.islice(
+        differences(replayed, state, "snapshot"), MAX_FIELD_PROBLEMS
+    ):
+        checker.problem("snapshot_mismatch", version,
+                        "the snapshot the service loads players from differs from replay",
+                        field=path, expected=expected, found=found)
 
 
 _WORKER_APPLICATION: Any = None
@@ -113,9 +156,11 @@ def _start_worker(database_url: str) -> None:
     _WORKER_APPLICATION = PumpkinApplication(env=env)
 
 
-def _check_chunk(streams: list[str]) -> list[StreamResult]:
+def _check_chunk(task: tuple[list[str], bool]) -> list[StreamResult]:
+    streams, collect_leaves = task
     rows = EventRows(_WORKER_APPLICATION)
-    return [check_stream(_WORKER_APPLICATION, rows, stream) for stream in streams]
+    return [check_stream(_WORKER_APPLICATION, rows, stream, collect_leaves=collect_leaves)
+            for stream in streams]
 
 
 def _results(
@@ -124,16 +169,17 @@ def _results(
     workers: int,
     database_url: str | None,
     on_events: Callable[[int], object],
+    collect_leaves: bool = False,
 ) -> Iterator[StreamResult]:
     if workers <= 1 or database_url is None or len(streams) < 2:
         rows = EventRows(application)
         for stream in streams:
-            result = check_stream(application, rows, stream)
+            result = check_stream(application, rows, stream, collect_leaves=collect_leaves)
             on_events(result.events)
             yield result
         return
     size = max(1, min(_CHUNK, len(streams) // (workers * 8)))
-    chunks = [streams[i : i + size] for i in range(0, len(streams), size)]
+    chunks = [(streams[i : i + size], collect_leaves) for i in range(0, len(streams), size)]
     # Fork where there is fork: workers start in milliseconds with the engine loaded and see
     # the very models the parent published. Each opens its own connections (the parent's are
     # never touched in a child, and a pool worker leaves by os._exit, closing nothing of them).
@@ -156,29 +202,56 @@ def verify_store(
     workers: int = 1,
     database_url: str | None = None,
     on_events: Callable[[int], object] = lambda n: None,
+    log: LogAnchor | None = None,
 ) -> dict[str, Any]:
-    """The whole store (or one player's stream) replayed and checked: the verify report."""
+    """The whole store (or one player's stream) replayed and checked: the verify report. The
+    whole store's also recomputes the transparency log and checks it (against `log`'s kept
+    checkpoint and pinned keys, if given: infrastructure.transparency.log_check)."""
     rows = EventRows(application)
     if player_id is not None:
         streams = [str(player_aggregate_id(player_id))]
     else:
         streams = rows.streams()
-    results = sorted(_results(application, streams, workers, database_url, on_events),
+    whole = player_id is None
+    results = sorted(_results(application, streams, workers, database_url, on_events, whole),
                      key=lambda result: result.stream)
     problems = [p for result in results for p in result.problems]
     view, view_problems = compare_balance_view(rows, results, single=player_id is not None)
     problems.extend(view_problems)
-    return {
+    fair = _fair_totals(results)
+    section = None
+    if whole:
+        anchor = log or LogAnchor()
+        section = log_section(LogStore(rows), [r.leaves for r in results], anchor.note,
+                              anchor.log_key, anchor.witness_keys)
+        problems.extend(section.pop("problems"))
+        for result in results:
+            result.leaves = []
+    report = {
         "ok": not problems,
         "events_checked": sum(r.events for r in results),
         "rounds_rederived": sum(r.rounds for r in results),
         "streams_checked": len(results),
         "players_checked": sum(1 for r in results if r.player_id is not None),
         "balance_view": view,
-        "fair_sessions": _fair_totals(results),
+        "fair_sessions": fair,
+        "burned_nonces": fair.get("burned_nonces", 0),
         "problems_total": len(problems),
         "problems": problems[:MAX_PROBLEMS],
     }
+    if section is not None:
+        report["log"] = section
+        report["checkpoints"] = section["checkpoints"]
+    return report
+
+
+@dataclass(frozen=True)
+class LogAnchor:
+    """What the regulator kept: a checkpoint (its signed note) and the keys they pinned."""
+
+    note: str | None = None
+    log_key: str | None = None
+    witness_keys: list[str] = field(default_factory=list)
 
 
 def _fair_totals(results: list[StreamResult]) -> dict[str, int]:
@@ -211,10 +284,14 @@ def verify_command(
     workers: int | None = None,
     checkpoint: Any = None,
     public_key: str | None = None,
+    log_key: str | None = None,
+    witness_keys: list[str] | None = None,
 ) -> int:
-    """`pumpkin verify [--player ID] [--json] [--checkpoint FILE [--public-key HEX]]`: exit 0
-    only if everything agrees. The store is also checked against the checkpoint FILE, or the
-    latest checkpoint stored (infrastructure.audit.checkpoints), when there is one."""
+    """`pumpkin verify [--player ID] [--json] [--checkpoint FILE --log-key VKEY [--witness-key
+    WVKEY...]]`: exit 0 only if everything agrees. The whole store's verify recomputes the
+    transparency log and checks it against the checkpoint FILE the regulator kept (a signed
+    note, signed by VKEY); a FILE of the earlier stream-heads format is checked as before
+    (infrastructure.audit.checkpoints), and so is the latest such checkpoint stored."""
     from domain.errors import RuleViolation
     from domain.ledger.identifiers import check_player_id
     from infrastructure.application import PumpkinApplication
@@ -235,15 +312,19 @@ def verify_command(
         total = rows.max_notification_id()
         if workers is None:
             workers = 2 if player is None and total >= PARALLEL_FROM_EVENTS else 1
+        kept = checkpoint.read_text(encoding="utf-8") if checkpoint is not None else None
+        legacy = kept is not None and kept.lstrip().startswith("{")
+        anchor = LogAnchor(None if legacy else kept, log_key, list(witness_keys or []))
         with _progress_bar(total if player is None else None) as bar:
             report = verify_store(
                 application, player, workers=workers, database_url=settings.database_url,
-                on_events=bar.update if bar is not None else (lambda n: None),
+                on_events=bar.update if bar is not None else (lambda n: None), log=anchor,
             )
         if player is None:
             from infrastructure.audit.checkpoint_commands import checkpoint_section
 
-            section = checkpoint_section(application, settings, checkpoint, public_key)
+            section = checkpoint_section(application, checkpoint if legacy else None,
+                                         public_key)
             if section is not None:
                 report["checkpoint"] = section
                 report["problems"].extend(section["problems"])
@@ -272,6 +353,18 @@ def report_text(report: dict[str, Any]) -> str:
         f"balances view      {report['balance_view']['note']} "
         f"({report['balance_view']['compared']:,} compared)",
     ]
+    if "log" in report:
+        log = report["log"]
+        lines.append(f"transparency log   {log['tree_size']:,} leaves recomputed from the "
+                     f"events ({log['stored_tree_size']:,} in the stored log, "
+                     f"{log['stored_checkpoints']:,} stored checkpoints)")
+        if log["checkpoints"] == "anchored":
+            lines.append(f"checkpoints        anchored: the kept checkpoint of "
+                         f"{log['checkpoint_size']:,} leaves, signed by the pinned log key")
+        else:
+            lines.append("WARNING checkpoints unanchored: no checkpoint kept outside the store "
+                         "and signed by a pinned key (--checkpoint FILE --log-key VKEY) was "
+                         "checked; a key or checkpoint found beside the store proves nothing")
     if "checkpoint" in report:
         section = report["checkpoint"]
         lines.append(f"checkpoint         {section['source']} of {section['created_at']}: "

@@ -13,6 +13,7 @@ from fastapi import FastAPI
 
 from infrastructure.http import (
     routes_audit,
+    routes_log,
     routes_operator,
     routes_play,
     routes_protection,
@@ -24,6 +25,7 @@ from infrastructure.http import (
 from infrastructure.http.anonymous_limit import AnonymousLimit
 from infrastructure.http.deps import HttpDeps
 from infrastructure.http.errors import install_error_handlers
+from infrastructure.http.exact_query import EXACT_QUERY
 from infrastructure.http.json_body import JsonBodies
 from infrastructure.http.middleware import RequestContext
 from infrastructure.http.pauses import PauseWatch
@@ -86,10 +88,12 @@ def create_app(
     app.state.open_sessions = OpenSessionCache(deps.token_cache_seconds)
     install_error_handlers(app, deps.metrics)
     routers = (routes_public, routes_operator, routes_play, routes_sessions, routes_reads,
-               routes_audit, routes_wallet, routes_protection)
+               routes_audit, routes_wallet, routes_protection, routes_log)
     for module in routers:
-        app.include_router(module.router)
-    install_pages(app, deps.pages_keys, deps.operator_key, deps.auditor_key)
+        app.include_router(module.router, dependencies=[EXACT_QUERY])
+    install_pages(
+        app, deps.pages_keys, deps.operator_key, deps.auditor_key, deps.console_sign_ins
+    )
     if spin_lane:
         app.add_middleware(SpinLane)
     app.add_middleware(JsonBodies)

@@ -134,6 +134,8 @@ async def identify(
     """
     limiter: RateLimiter = request.app.state.limiter
     address = client_address(request.scope)
+    if not limiter.may_try_credentials(address):
+        raise locked_out(limiter)  # the right secret too: one budget for every way of guessing
     if not secret:
         limiter.failed(address)
         raise unauthorized()
@@ -158,7 +160,8 @@ async def _session_from_store(
     request: HTTPConnection, deps: HttpDeps, secret: str, address: str, spin: bool = False
 ) -> SessionRef:
     """The session a token names, read from the store, unless the token is known to name none
-    (UnknownTokens) or its address has used up its failed-authentication allowance (429).
+    (UnknownTokens). (An address that has used up its failed-authentication allowance never
+    comes this far: identify refuses it first, 429.)
 
     spin: what the application already holds may name it (known_session_for_token), as the
     open-session cache may, and for the same reason; then no worker thread and no store read.
@@ -166,8 +169,6 @@ async def _session_from_store(
     event loop's own spins: the slowest spins of a busy server."""
     limiter: RateLimiter = request.app.state.limiter
     unknown: UnknownTokens = request.app.state.unknown_tokens
-    if not limiter.may_try_credentials(address):
-        raise _rate_limited()
     if unknown.known_unknown(secret):
         limiter.failed(address)
         raise unauthorized()
@@ -184,6 +185,14 @@ async def _session_from_store(
 
 def _rate_limited() -> ApiError:
     return ApiError("rate_limited", "too many requests", {"Retry-After": "1"})
+
+
+def locked_out(limiter: RateLimiter) -> ApiError:
+    """429 for an address past its failed-authentication budget, until the budget refills."""
+    wait = str(limiter.retry_after_seconds())
+    return ApiError(
+        "rate_limited", "too many wrong secrets from this address", {"Retry-After": wait}
+    )
 
 
 def bearer_secret(authorization: str | None) -> str | None:

@@ -12,6 +12,7 @@ from infrastructure.http.audit_export import AuditExports
 from infrastructure.http.metrics import Metrics
 from infrastructure.http.ratelimit import RateLimiter
 from infrastructure.pages.keys import PageKeys
+from infrastructure.pages.sign_ins import SignIns
 from infrastructure.ports import GameService
 
 
@@ -42,6 +43,7 @@ class AuditReads(Protocol):
         feature: str | None,
         model_version: str | None,
         limit: int,
+        before: str | None = None,
     ) -> list[dict[str, Any]]: ...
 
     def balances(self) -> list[dict[str, Any]]: ...
@@ -50,6 +52,10 @@ class AuditReads(Protocol):
     def balance(self, player_id: str) -> dict[str, Any] | None: ...
 
     def audit_tail(self, player_id: str, limit: int) -> list[dict[str, Any]]: ...
+
+    def player_events(
+        self, player_id: str, names: tuple[str, ...], limit: int
+    ) -> list[dict[str, Any]]: ...
 
     def significant_events(self, limit: int) -> list[dict[str, Any]]: ...
 
@@ -76,9 +82,14 @@ class HttpDeps:
     unknown_token_cache_seconds: float = 0.0
     docs: bool = False  # serve /docs and /redoc (their scripts come from a public CDN)
     pages_keys: PageKeys | None = None  # None: a key for this run only (infrastructure/pages)
+    # The console's sign-ins, kept in the service's database (None: in this process only).
+    console_sign_ins: SignIns | None = None
     currency: str = "EUR"  # ISO 4217: the play page shows money in it (PUMPKIN_CURRENCY)
     # The seamless wallet's owed credits and rollbacks (None: the built-in wallet owes none).
     wallet_owed: Callable[[], list[dict[str, Any]]] | None = None
+    # The transparency log (infrastructure.transparency.log_service.TransparencyLog; None: this
+    # build serves none).
+    transparency: Any = None
     # Tasks run in the server's event loop while it serves (e.g. the wallet's outbox).
     background: tuple[Callable[[], Coroutine[Any, Any, None]], ...] = ()
 

@@ -1,7 +1,14 @@
-"""The ONE mapping from named errors to HTTP answers: `{"error": {"code", "message"}}`."""
+"""The ONE mapping from named errors to HTTP answers: `{"error": {"code", "message"}}`.
+
+Bodies and queries are exact (CONTRACT.md "HTTP API"): a body field the route does not define is
+422 `unknown_field` (the error names it: `"field"`), a query parameter that is unknown, repeated
+or does not parse is 422 `invalid_query`, anything else wrong with a request's shape 422
+`invalid_request`. No message carries a control character (printable() spells them out).
+"""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import Any
 
@@ -16,12 +23,17 @@ from infrastructure.logging import get_logger
 
 STATUS_BY_CODE: dict[str, int] = {
     "player_exists": 409,
+    "not_in_checkpoint": 409,
+    "invalid_query": 422,
+    "invalid_cosignature": 422,
+    "no_checkpoint": 404,
     "insufficient_funds": 409,
     "balance_cap": 409,
     "session_closed": 409,
     "request_id_reused": 409,
     "concurrent_update": 409,
     "stake_limit": 409,
+    "session_limit": 409,
     "loss_limit": 409,
     "session_time_limit": 409,
     "reality_check_due": 409,
@@ -30,6 +42,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_limits": 422,
     "invalid_exclusion": 422,
     "invalid_reality_check": 422,
+    "invalid_age_band": 422,
     "invalid_stake": 422,
     "invalid_amount": 422,
     "invalid_player_id": 422,
@@ -37,7 +50,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_client_seed": 422,
     "invalid_request": 422,
     "unknown_model_version": 422,
-    "invalid_filter": 422,
+    "unknown_field": 422,
     "player_not_found": 404,
     "session_not_found": 404,
     "round_not_found": 404,
@@ -82,21 +95,43 @@ def forbidden(message: str = "this role may not do that") -> ApiError:
     return ApiError("forbidden", message)
 
 
+def invalid_query(message: str) -> ApiError:
+    return ApiError("invalid_query", message)
+
+
+# C0 and C1 controls, DEL, and the line and paragraph separators JSON lets through unescaped.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """`text` with every control character spelt out (`\\x00`), so that no error message
+    echoes one, not even JSON-escaped (CONTRACT.md "HTTP API")."""
+    if _CONTROL.search(text) is None:
+        return text
+    return _CONTROL.sub(_spelt, text)
+
+
+def _spelt(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def error_response(
     code: str,
     message: str,
     headers: dict[str, str] | None = None,
     details: dict[str, Any] | None = None,
+    field: str | None = None,
 ) -> JSONResponse:
-    """`details`: more of the answer beside "error" (e.g. the session of reality_check_due)."""
+    """`details`: more of the answer beside "error" (e.g. the session of reality_check_due);
+    `field`: the unknown body field an `unknown_field` names, inside "error"."""
     status = STATUS_BY_CODE.get(code, 400 if code else 500)
     if status == 503:
         headers = {**(headers or {}), "Retry-After": RETRY_AFTER_SECONDS}
-    return JSONResponse(
-        {**(details or {}), "error": {"code": code, "message": message}},
-        status_code=status,
-        headers=headers,
-    )
+    error = {"code": code, "message": printable(message)}
+    if field is not None:
+        error["field"] = printable(field)
+    return JSONResponse({**(details or {}), "error": error}, status_code=status, headers=headers)
 
 
 def store_outage_types() -> tuple[type[Exception], ...]:
@@ -117,12 +152,31 @@ def store_outage_types() -> tuple[type[Exception], ...]:
     )
 
 
-def _validation_message(errors: Any) -> str:
-    parts = []
-    for err in list(errors)[:5]:
-        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
-        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+def _where(error: dict[str, Any]) -> str:
+    return ".".join(str(p) for p in error.get("loc", ())[1:]) or str(error.get("loc", ("body",))[0])
+
+
+def _validation_message(errors: list[dict[str, Any]]) -> str:
+    parts = [f"{_where(err)}: {err.get('msg', 'invalid')}" for err in errors[:5]]
     return "; ".join(parts) or "invalid request"
+
+
+def _invalid_request(
+    metrics: Metrics, exc: RequestValidationError
+) -> JSONResponse:
+    """unknown_field before any other complaint about the body (a misspelt `clientSeed` is
+    named even when the body also lacks a field), then invalid_query, then invalid_request."""
+    errors = list(exc.errors())
+    unknown = [e for e in errors if e.get("type") == "extra_forbidden" and e["loc"][0] == "body"]
+    if unknown:
+        field = _where(unknown[0])
+        return _answer(
+            metrics, "unknown_field", f"{field!r} is not a field of this request", field=field
+        )
+    in_query = [e for e in errors if e.get("loc", ("",))[0] == "query"]
+    if in_query:
+        return _answer(metrics, "invalid_query", _validation_message(in_query))
+    return _answer(metrics, "invalid_request", _validation_message(errors))
 
 
 def answer_for(exc: BaseException, metrics: Metrics) -> JSONResponse:
@@ -138,7 +192,7 @@ def answer_for(exc: BaseException, metrics: Metrics) -> JSONResponse:
         details = getattr(exc, "details", None)
         return _answer(metrics, code, str(exc) or code.replace("_", " "), headers, details)
     if isinstance(exc, RequestValidationError):
-        return _answer(metrics, "invalid_request", _validation_message(exc.errors()))
+        return _invalid_request(metrics, exc)
     if isinstance(exc, StarletteHTTPException):
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_request")
         response = _answer(metrics, code, str(exc.detail), dict(exc.headers or {}))  # 405: Allow
@@ -161,9 +215,10 @@ def _answer(
     message: str,
     headers: dict[str, str] | None = None,
     details: dict[str, Any] | None = None,
+    field: str | None = None,
 ) -> JSONResponse:
     metrics.errors.labels(code).inc()
-    return error_response(code, message, headers, details)
+    return error_response(code, message, headers, details, field)
 
 
 def install_error_handlers(app: FastAPI, metrics: Metrics) -> None:

@@ -22,11 +22,16 @@ from infrastructure.http import schema_rules
 
 
 class Body(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    """A request body: exact, so a field the route does not define is 422 unknown_field."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class NewPlayer(Body):
     player_id: StrictStr = Field(json_schema_extra=schema_rules.PLAYER_ID)
+    # The operator's verified age band ("18-24" or "25+"; absent: unknown), judged by the domain
+    # (domain.ledger.protection.check_age_band): any other value is 422 invalid_age_band.
+    age_band: Any = Field(default=None, json_schema_extra={"enum": ["18-24", "25+"]})
 
 
 class MoneyMovement(Body):
@@ -61,7 +66,7 @@ class FreeRoundsGrant(Body):
 
 
 class Empty(Body):
-    """`{}`; unknown fields are ignored."""
+    """`{}`: no fields (any is 422 unknown_field)."""
 
 
 class Health(BaseModel):
@@ -171,6 +176,9 @@ class VerifyReport(BaseModel):
 class ErrorDetail(BaseModel):
     code: str
     message: str
+    field: str | None = Field(
+        default=None, description="unknown_field only: the body field the route does not define"
+    )
 
 
 class ErrorBody(BaseModel):

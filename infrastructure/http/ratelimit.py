@@ -1,9 +1,11 @@
 """Request limits, shared by every process of one `serve` (infrastructure/http/shared_buckets.py):
 
 - per credential: `rate` requests a second for one key or token, bursts up to `rate`;
-- failed authentication per client address: `failures_per_minute` bearer secrets that name
-  nobody, then 429 for any request from that address that would need a store lookup to
-  identify (so guessing tokens costs the store nothing once the allowance is spent);
+- failed authentication per client address: `failures_per_minute` wrong secrets, by any route
+  (a bearer key or token that names nobody, a wrong key at the console's sign-in: one budget),
+  then 429 for every attempt from that address, the right secret included, until the budget
+  refills (so guessing costs the store nothing once it is spent, and a right guess made then
+  is refused like the rest);
 - requests without credentials per client address: `anonymous_per_second`.
 
 The client address is the connection's peer: behind a reverse proxy every client shares the
@@ -12,6 +14,8 @@ proxy's address (set the limits for it, or turn them off with 0 there and limit 
 """
 
 from __future__ import annotations
+
+import math
 
 from infrastructure.http.shared_buckets import SharedBuckets
 
@@ -39,6 +43,10 @@ class RateLimiter:
         return per_minute <= 0 or self.buckets.has_token(
             "failed:" + address, per_minute / 60.0, per_minute
         )
+
+    def retry_after_seconds(self) -> int:
+        """How long a locked-out address waits for one more attempt, at most."""
+        return max(1, math.ceil(60.0 / self.failures_per_minute)) if self.failures_per_minute else 1
 
     def failed(self, address: str) -> None:
         """`address` presented a secret that names nobody."""

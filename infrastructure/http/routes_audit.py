@@ -13,10 +13,13 @@ from pydantic import AfterValidator
 
 from domain.errors import RuleViolation
 from domain.ledger.identifiers import PLAYER_ID_PATTERN
+from domain.ledger.round_features import FEATURE_EVENTS
 from infrastructure.http import schema_rules
 from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import AuditReads, Deps, HttpDeps
+from infrastructure.http.errors import invalid_query
 from infrastructure.http.routes_operator import ERRORS
+from infrastructure.http.routes_reads import Before
 
 router = APIRouter(prefix="/audit", tags=["audit"], responses=ERRORS)  # type: ignore[arg-type]
 
@@ -54,10 +57,7 @@ ModelFilter = Annotated[str | None, Query(max_length=80, pattern=r"^[\x21-\x7e]+
 
 class ReadModelsUnavailable(RuleViolation):
     code = "read_models_unavailable"
-
-
-class InvalidFilter(RuleViolation):
-    code = "invalid_filter"
+Feature = Annotated[str | None, Query(max_length=40, json_schema_extra={"enum": [*FEATURE_EVENTS]})]
 
 
 def _audit(deps: HttpDeps) -> AuditReads:
@@ -89,9 +89,10 @@ def rounds(
     since: Time = None,
     until: Time = None,
     min_win: Annotated[int | None, Query(ge=0)] = None,
-    feature: Annotated[str | None, Query(max_length=40)] = None,
+    feature: Feature = None,
     model_version: ModelFilter = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    before: Before = None,
 ) -> Any:
     """Round summaries matching every filter, newest first (big wins: `min_win`)."""
     caller.may_audit()
@@ -104,9 +105,10 @@ def rounds(
             feature=feature,
             model_version=model_version,
             limit=limit,
+            before=before,
         )
-    except ValueError as error:
-        raise InvalidFilter(str(error)) from None
+    except ValueError as error:  # a feature it does not know
+        raise invalid_query(f"feature: {error}") from None
     return JSONResponse(jsonable_encoder({"rounds": found}))
 
 

@@ -22,7 +22,18 @@ from infrastructure.http.models import (
     SessionOpened,
 )
 
-ERRORS = {code: {"model": ErrorBody} for code in (401, 403, 404, 409, 413, 422, 429, 503)}
+ERRORS: dict[int, dict[str, object]] = {
+    code: {"model": ErrorBody} for code in (401, 403, 404, 409, 413, 429, 503)
+}
+# Bodies and queries are exact (errors.py): what the route does not define is refused.
+ERRORS[422] = {
+    "model": ErrorBody,
+    "description": "The request does not fit the route: `unknown_field` (a body field the route "
+    "does not define, named in `error.field`), `invalid_query` (a query parameter the route "
+    "does not define, given twice, or whose value does not parse), `invalid_request` (a body "
+    "that is not JSON or lacks a field, a value of the wrong type) or the rule's own code "
+    "(`invalid_stake`, `invalid_amount`, ...).",
+}
 router = APIRouter(tags=["operator"], responses=ERRORS)  # type: ignore[arg-type]
 
 
@@ -41,7 +52,9 @@ OptionalEmpty = Annotated[Empty | None, Body()]
 @router.post("/players", status_code=201, response_model=PlayerCreated)
 def register_player(body: NewPlayer, caller: CallerDep, deps: Deps) -> PlayerCreated:
     caller.may_change_money()
-    deps.service.register_player(checks.player_id(body.player_id))
+    given = "age_band" in body.model_fields_set
+    band = checks.age_band(body.age_band) if given else None
+    deps.service.register_player(checks.player_id(body.player_id), band)
     return PlayerCreated(player_id=body.player_id)
 
 

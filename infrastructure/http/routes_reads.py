@@ -5,16 +5,33 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
+from pydantic import AfterValidator
 
 from domain.errors import RoundNotFound
+from domain.ledger.identifiers import parse_round_id
 from infrastructure.http import schema_rules
 from infrastructure.http.auth import Caller, CallerDep
 from infrastructure.http.deps import Deps, HttpDeps
+from infrastructure.http.errors import invalid_query
 from infrastructure.http.models import PlayerState, Round, RoundsPage, VerifyReport
 from infrastructure.http.responses import FastJSONResponse
 from infrastructure.http.routes_operator import ERRORS, PlayerId
 
 router = APIRouter(tags=["reads"], responses=ERRORS)  # type: ignore[arg-type]
+
+
+def round_id_query(value: str | None) -> str | None:
+    if value is not None and parse_round_id(value) is None:
+        raise ValueError("a round id: <player_id>.<round number>")
+    return value
+
+
+# The round id the previous page ended with (a page of rounds older than it).
+Before = Annotated[
+    str | None,
+    Query(max_length=128, json_schema_extra=schema_rules.ROUND_ID),
+    AfterValidator(round_id_query),
+]
 
 
 @router.get("/players/{player_id}", response_model=PlayerState)
@@ -29,10 +46,14 @@ def player_rounds(
     caller: CallerDep,
     deps: Deps,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    before: Annotated[str | None, Query(min_length=1, max_length=128)] = None,
+    before: Before = None,
 ) -> Any:
-    """The player's rounds, newest first; `before` is a round id (the page starts after it)."""
+    """The player's rounds, newest first; `before` is one of the player's round ids (the page
+    starts after it)."""
     caller.may_read_player(player_id)
+    found = parse_round_id(before) if before is not None else None
+    if found is not None and found[0] != player_id:
+        raise invalid_query(f"before: {before!r} is not a round of this player")
     deps.service.player_state(player_id)  # an unknown player is 404, not an empty page
     return FastJSONResponse({"rounds": deps.rounds.player_rounds(player_id, limit, before)})
 

@@ -5,8 +5,9 @@ spin, measured in bench/bench_http.py).
 Nothing about the answer differs: the same credentials check (auth.identify), the same request
 model, the same route function (routes_play.spin, which plays through the application's
 spin_async: no worker thread per spin) and the same one error mapping
-(errors.answer_for), in the order FastAPI applies them: a body that is not JSON, then the
-credentials, then the body's fields, then the rules. It runs inside RequestContext, so the
+(errors.answer_for), in the order FastAPI applies them: a body that is not JSON, then a query
+parameter (the route defines none: exact_query), then the credentials, then the body's fields,
+then the rules. It runs inside RequestContext, so the
 request id, body size limit, metrics and access log are the same too. Every other request goes
 on to FastAPI, whose spin route stays declared for the OpenAPI document.
 """
@@ -27,6 +28,7 @@ from infrastructure.http import routes_play
 from infrastructure.http.auth import bearer_secret, identify
 from infrastructure.http.deps import HttpDeps
 from infrastructure.http.errors import answer_for
+from infrastructure.http.exact_query import exact_query
 from infrastructure.http.models import SpinRequest
 
 SPIN_PATH = re.compile(r"/sessions/([^/]+)/spins")
@@ -71,6 +73,7 @@ class SpinLane:
     @staticmethod
     async def _spin(request: Request, deps: HttpDeps, session_id: str, raw: bytes) -> Any:
         body = _json(raw) if raw else _NO_BODY
+        await exact_query(request)  # the route defines no query parameter
         secret = bearer_secret(request.headers.get("authorization"))
         caller = await identify(request, deps, secret, spin=True)
         if body is _NO_BODY:
@@ -80,7 +83,10 @@ class SpinLane:
         try:
             spin = SpinRequest.model_validate(body, from_attributes=True)  # as FastAPI does
         except ValidationError as invalid:
-            raise RequestValidationError(invalid.errors(include_url=False)) from None
+            errors = invalid.errors(include_url=False)
+            raise RequestValidationError(
+                [{**error, "loc": ("body", *error["loc"])} for error in errors]  # as FastAPI's
+            ) from None
         return await routes_play.spin(session_id, spin, caller, deps)
 
 

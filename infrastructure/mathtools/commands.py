@@ -71,6 +71,8 @@ def simulate(
         hw, fs = state_halves(level, hw_mult, fs_mult)
         if spins < 1:
             raise UsageError("--spins must be at least 1")
+        if ray_address is not None:
+            _ray_installed()
     except UsageError as error:
         sys.stderr.write(f"error: {error}\n")
         return 2
@@ -111,6 +113,15 @@ def simulate(
     else:
         sys.stdout.write(_text(summary))
     return 0
+
+
+def _ray_installed() -> None:
+    from infrastructure.mathtools.ray_simulator import RayMissing, ray_module
+
+    try:
+        ray_module()
+    except RayMissing as missing:
+        raise UsageError(str(missing)) from None
 
 
 def _run_with_progress(spec: RunSpec, workers: int, show: bool, ray_address: str | None) -> Any:

@@ -4,7 +4,7 @@ The same chunks of round indices as the local simulator (infrastructure.mathtool
 each played by the same kernel on a Ray worker; the chunks' integer totals come back and merge in
 chunk order, so the figures equal those of `--workers` for the same seed and spins, exactly.
 
-Ray is optional: `pip install '.[ray]'`.
+Ray is optional: `pip install -e '.[ray]'`; without it `--ray` says so (RayMissing).
 """
 
 from __future__ import annotations
@@ -17,12 +17,31 @@ from domain.game.statistics import RunTotals
 from infrastructure.mathtools.simulator import RunSpec, chunks_of, merged, run_chunk
 
 LOCAL = "local"
+INSTALL_HINT = "pip install -e '.[ray]'"
+
+
+class RayMissing(RuntimeError):
+    """`--ray` was asked for where the Ray extra is not installed."""
+
+    def __init__(self) -> None:
+        super().__init__(f"--ray needs the Ray extra, which is not installed: {INSTALL_HINT}")
+
+
+def ray_module() -> Any:
+    """The `ray` package, or RayMissing saying how to install it."""
+    try:
+        import ray
+    except ModuleNotFoundError as missing:
+        if missing.name != "ray":
+            raise
+        raise RayMissing from None
+    return ray
 
 
 def connect(address: str | None) -> Any:
     """Join the cluster at `address` (`auto`: the one this node belongs to) or, for None or
     "local", start a local one; an already connected process stays connected."""
-    import ray
+    ray = ray_module()
 
     if not ray.is_initialized():
         if address in (None, "", LOCAL):

@@ -1,99 +1,56 @@
 """/console: the audit and operations console, for the auditor or the operator key.
 
-Signing in trades the key for a signed HttpOnly SameSite=Strict cookie (console_auth.py); every
-form carries a CSRF token bound to that cookie, and a POST from another origin is refused. Data
-come from the read models in-process (projections.queries via HttpDeps), never over HTTP."""
+Every page passes the sign-in gate (console_sign_in.py); every POST form carries a CSRF token
+bound to the sign-in, and no GET form or link carries one. Data come from the read models
+in-process (projections.queries via HttpDeps), never over HTTP."""
 
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from domain.ledger.round_features import FEATURE_EVENTS
-from infrastructure.http.deps import Deps, HttpDeps
+from infrastructure.http.deps import Deps
 from infrastructure.http.routes_audit import iso_time
-from infrastructure.pages.console_auth import (
-    PRE_COOKIE,
-    SESSION_COOKIE,
-    SIGN_IN_SECONDS,
-    ConsoleUser,
+from infrastructure.pages.console_sign_in import (
+    MaybeSignedIn,
+    SignedIn,
+    console_context,
+    sign_in_page,
 )
-from infrastructure.pages.rtp import state_rtps
+from infrastructure.pages.rtp import MIN_ROUNDS, all_states, state_rtps
 from infrastructure.pages.svg import rtp_chart
 from infrastructure.pages.web import page, pages_of
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 
-TRAIL_SHOWN = 300
 SIGNIFICANT_SHOWN = 30
 REPLAY_FROM_CONSOLE_SECONDS = 3600
 
 
-def _signed_in(request: Request) -> ConsoleUser | None:
-    pages = pages_of(request)
-    return pages.console.user(request.cookies.get(SESSION_COOKIE), pages.clock().timestamp())
-
-
-def _base(request: Request, user: ConsoleUser, section: str) -> dict[str, Any]:
-    return {
-        "title": f"Console · {section}",
-        "user": user,
-        "section": section,
-        "csrf": pages_of(request).console.csrf_token(user.cookie),
-    }
-
-
-def _set_cookie(request: Request, response: Response, name: str, value: str, seconds: int) -> None:
-    """HttpOnly, SameSite=Strict, for /console only; Secure whenever the page came over TLS."""
-    response.set_cookie(
-        name,
-        value,
-        max_age=seconds,
-        path="/console",
-        httponly=True,
-        samesite="strict",
-        secure=request.url.scheme == "https",
-    )
-
-
-def _same_origin(request: Request) -> bool:
-    origin = request.headers.get("origin")
-    return origin is None or origin == f"{request.url.scheme}://{request.url.netloc}"
-
-
-async def _form(request: Request) -> dict[str, str]:
-    """A url-encoded form's fields (the first of each); nothing for a body that is not one."""
-    try:
-        fields = parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=20)
-    except ValueError:
-        return {}
-    return {name: values[0] for name, values in fields.items()}
-
-
-def _to_console(path: str = "/console") -> RedirectResponse:
-    return RedirectResponse(path, status_code=303)
-
-
-def _refused(message: str) -> HTMLResponse:
-    return page("refused.html", {"title": "Refused", "message": message}, status=403)
-
-
 @router.get("", response_class=HTMLResponse)
-def console(request: Request, deps: Deps) -> Response:
-    user = _signed_in(request)
+def console(request: Request, deps: Deps, user: MaybeSignedIn) -> Response:
     if user is None:
-        return _sign_in_page(request)
-    context = _base(request, user, "overview")
+        return sign_in_page(request)
+    context = console_context(request, user, "overview")
+    since, until = (request.query_params.get(name, "")[:40] for name in ("since", "until"))
+    context.update(since=since, until=until, range_error="", min_rounds=MIN_ROUNDS)
+    try:
+        since_time, until_time = iso_time(since or None), iso_time(until or None)
+    except ValueError as error:
+        since_time = until_time = None
+        context["range_error"] = f"since and until: {error}"
     if deps.audit is not None:
-        stats = deps.audit.stats(since=None, until=None, model_version=None)
-        states = state_rtps(stats["buckets"], deps.audit.rtp_growth())
+        stats = deps.audit.stats(since=since_time, until=until_time, model_version=None)
+        ranged = since_time is not None or until_time is not None
+        # the growth read model spans every day; a range's growth comes from its days
+        states = state_rtps(stats["buckets"], None if ranged else deps.audit.rtp_growth())
         context.update(
+            whole=all_states(states),
             states=states,
             charts={(s.state, s.model_version): rtp_chart(s) for s in states},
             jackpots=_jackpot_totals(stats["buckets"]),
@@ -107,111 +64,20 @@ def console(request: Request, deps: Deps) -> Response:
     return page("console.html", context)
 
 
-def _sign_in_page(request: Request, error: str = "", status: int = 200) -> HTMLResponse:
-    pages = pages_of(request)
-    pre = request.cookies.get(PRE_COOKIE) or secrets.token_urlsafe(16)
-    response = page(
-        "sign_in.html",
-        {"title": "Sign in", "csrf": pages.console.csrf_token(pre), "error": error},
-        status=status,
-    )
-    _set_cookie(request, response, PRE_COOKIE, pre, 3600)
-    return response
-
-
-@router.post("/sign-in", response_class=HTMLResponse)
-async def sign_in(request: Request) -> Response:
-    pages = pages_of(request)
-    form = await _form(request)
-    if not _same_origin(request) or not pages.console.csrf_ok(
-        request.cookies.get(PRE_COOKIE), form.get("csrf")
-    ):
-        return _refused("The sign-in form had expired or came from elsewhere. Reload the page.")
-    role = pages.console.role_of_key(form.get("key", ""))
-    if role is None:
-        return _sign_in_page(request, "That key is neither the auditor's nor the operator's.", 401)
-    response = _to_console()
-    cookie = pages.console.cookie_for(role, pages.clock().timestamp())
-    _set_cookie(request, response, SESSION_COOKIE, cookie, SIGN_IN_SECONDS)
-    response.delete_cookie(PRE_COOKIE, path="/console")
-    return response
-
-
-@router.post("/sign-out", response_class=HTMLResponse)
-async def sign_out(request: Request) -> Response:
-    user = _signed_in(request)
-    form = await _form(request)
-    if user is not None and not _csrf_ok(request, user, form):
-        return _refused("The sign-out form had expired or came from elsewhere.")
-    response = _to_console()
-    response.delete_cookie(SESSION_COOKIE, path="/console")
-    return response
-
-
-def _csrf_ok(request: Request, user: ConsoleUser, form: Mapping[str, str]) -> bool:
-    return _same_origin(request) and pages_of(request).console.csrf_ok(
-        user.cookie, form.get("csrf")
-    )
-
-
 @router.get("/players", response_class=HTMLResponse)
-def players(request: Request, deps: Deps) -> Response:
-    user = _signed_in(request)
-    if user is None:
-        return _to_console()
-    context = _base(request, user, "players")
+def players(request: Request, deps: Deps, user: SignedIn) -> Response:
+    context = console_context(request, user, "players")
     context.update(players=deps.audit.balances() if deps.audit is not None else None)
     return page("players.html", context)
 
 
-@router.get("/players/{player_id}", response_class=HTMLResponse)
-def player(request: Request, player_id: str, deps: Deps) -> Response:
-    user = _signed_in(request)
-    if user is None:
-        return _to_console()
-    return _player_page(request, user, deps, player_id, None)
-
-
-@router.post("/players/{player_id}/verify", response_class=HTMLResponse)
-async def verify(request: Request, player_id: str, deps: Deps) -> Response:
-    user = _signed_in(request)
-    if user is None:
-        return _to_console()
-    if not _csrf_ok(request, user, await _form(request)):
-        return _refused("The form had expired or came from elsewhere. Reload the page.")
-    return _player_page(request, user, deps, player_id, deps.verify_player(player_id))
-
-
-def _player_page(
-    request: Request,
-    user: ConsoleUser,
-    deps: HttpDeps,
-    player_id: str,
-    verified: dict[str, Any] | None,
-) -> HTMLResponse:
-    context = _base(request, user, "players")
-    state = deps.audit.balance(player_id) if deps.audit is not None else None
-    trail = deps.audit.audit_tail(player_id, TRAIL_SHOWN) if deps.audit and state else []
-    context.update(
-        player_id=player_id,
-        state=state,
-        trail=trail,
-        verified=verified,
-        trail_limit=TRAIL_SHOWN,
-    )
-    return page("player.html", context, status=200 if state is not None else 404)
-
-
 @router.get("/rounds", response_class=HTMLResponse)
-def rounds(request: Request, deps: Deps) -> Response:
+def rounds(request: Request, deps: Deps, user: SignedIn) -> Response:
     """The /audit/rounds search (the same filters, checked the same way); each round found
     opens its replay."""
-    user = _signed_in(request)
-    if user is None:
-        return _to_console()
     filters = {name: request.query_params.get(name, "")[:100] for name in _FILTERS}
     filters["limit"] = filters["limit"] or "50"
-    context = _base(request, user, "rounds")
+    context = console_context(request, user, "rounds")
     context.update(filters=filters, found=None, error="", features=list(FEATURE_EVENTS))
     if deps.audit is not None and request.query_params:
         try:
@@ -255,11 +121,8 @@ def _whole(text: str, name: str, low: int, high: int) -> int | None:
 
 
 @router.get("/replay/{round_id}")
-def open_replay(request: Request, round_id: str, deps: Deps) -> Response:
+def open_replay(request: Request, round_id: str, deps: Deps, _user: SignedIn) -> Response:
     """A signed-in user opens a round's replay through a fresh short-lived signed link."""
-    user = _signed_in(request)
-    if user is None:
-        return _to_console()
     if deps.rounds.round(round_id) is None:
         return page("refused.html", {"title": "No such round", "message": "Not recorded."}, 404)
     pages = pages_of(request)
@@ -271,7 +134,7 @@ def _jackpot_totals(buckets: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     totals: dict[str, dict[str, int]] = {}
     for bucket in buckets:
         for tier, won in (bucket.get("jackpots") or {}).items():
-            total = totals.setdefault(tier, {"count": 0, "amount": 0})
-            total["count"] += int(won["count"])
-            total["amount"] += int(won["amount"])
+            total = totals.setdefault(tier, {"count": 0, "amount": 0, "prize": 0})
+            for figure in total:
+                total[figure] += int(won.get(figure) or 0)
     return totals

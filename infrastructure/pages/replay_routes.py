@@ -12,17 +12,19 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from domain.game.board import MAX_WIN_X_STAKE
 from infrastructure.http.auth import CallerDep
 from infrastructure.http.deps import Deps
+from infrastructure.http.exact_query import EXACT_QUERY
 from infrastructure.http.routes_operator import ERRORS
 from infrastructure.http.routes_reads import readable_round
 from infrastructure.pages.links import DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS, MIN_TTL_SECONDS
 from infrastructure.pages.replay_view import fairness, multiple, step_view
 from infrastructure.pages.web import page, pages_of
+from infrastructure.transparency.log_service import inclusion_of
 
 router = APIRouter(responses=ERRORS)  # type: ignore[arg-type]
 
 
 class ReplayLinkRequest(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")
     ttl_seconds: Annotated[StrictInt, Field(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS)] = (
         DEFAULT_TTL_SECONDS
     )
@@ -38,6 +40,7 @@ class ReplayLinkMade(BaseModel):
     status_code=201,
     response_model=ReplayLinkMade,
     tags=["reads"],
+    dependencies=[EXACT_QUERY],
 )
 def make_replay_link(
     request: Request,
@@ -82,7 +85,11 @@ def replay_page(
             {"title": "No such round", "message": "This round is not recorded."},
             status=404,
         )
-    return page("replay.html", replay_context(played))
+    context = replay_context(played)
+    log = deps.transparency
+    context["proof"] = None if log is None else inclusion_of(log.builder.store, round_id)
+    context["has_log"] = log is not None
+    return page("replay.html", context)
 
 
 def replay_context(played: dict[str, Any]) -> dict[str, Any]:

@@ -1,8 +1,12 @@
 """Each state's actual RTP beside its computed RTP and 99% band, from the statistics view.
 
-The band after n rounds is rtp +/- 2.576 x sd / sqrt(n), with the state's standard deviation of
-one round's return (per unit stake) from the PAR sheet published beside the rules document. A
-state outside its band is flagged: at 99% that happens by chance once in a hundred states."""
+One round's return is far from normal (most rounds pay nothing, a few pay hundreds of times the
+stake), so the normal approximation (rtp +/- 2.576 sd/sqrt(n)) flagged healthy states on a few
+dozen rounds. The band here is exact whatever the distribution: Chebyshev's inequality gives
+P(|actual - rtp| >= k sd/sqrt(n)) <= 1/k^2, so k = 10 bounds the chance of a healthy state
+falling outside at 1% (sd: the state's standard deviation of one round's return per unit stake,
+from the PAR sheet published beside the rules document). It is wider than the normal band, never
+narrower than the truth. Below MIN_ROUNDS rounds a state is "too few rounds", never flagged."""
 
 from __future__ import annotations
 
@@ -13,7 +17,9 @@ from typing import Any
 
 from domain.game.rules_document import par_results
 
-Z99 = 2.5758293035489
+K99 = 10.0  # Chebyshev: 1 / K99^2 = 1%
+MIN_ROUNDS = 1_000  # below it a state's RTP is shown, never judged
+ALL_STATES = "all states"
 
 
 @dataclass
@@ -37,13 +43,39 @@ class StateRtp:
         n = self.rounds if rounds is None else rounds
         if self.computed_rtp is None or self.std_dev is None or n <= 0:
             return None
-        half = Z99 * self.std_dev / math.sqrt(n)
+        half = K99 * self.std_dev / math.sqrt(n)
         return max(self.computed_rtp - half, 0.0), self.computed_rtp + half  # RTP is never < 0
+
+    @property
+    def too_few_rounds(self) -> bool:
+        return self.rounds < MIN_ROUNDS
 
     @property
     def outside_band(self) -> bool:
         band, actual = self.band(), self.actual_rtp
-        return band is not None and actual is not None and not band[0] <= actual <= band[1]
+        if self.too_few_rounds or band is None or actual is None:
+            return False
+        return not band[0] <= actual <= band[1]
+
+
+def all_states(states: list[StateRtp]) -> StateRtp | None:
+    """Every state together: the sums, the computed RTP weighted by stake, and the band of
+    the whole (each state's variance weighted by its mean stake); None for fewer than two
+    states (the one state is the whole)."""
+    if len(states) < 2:
+        return None
+    whole = StateRtp(ALL_STATES, "", -1)
+    for s in states:
+        whole.rounds += s.rounds
+        whole.staked += s.staked
+        whole.won += s.won
+    judged = [s for s in states if s.computed_rtp is not None and s.std_dev is not None]
+    if whole.staked and whole.rounds and len(judged) == len(states):
+        whole.computed_rtp = sum(s.staked * (s.computed_rtp or 0.0) for s in states) / whole.staked
+        variance = sum((s.staked / s.rounds) ** 2 * s.rounds * (s.std_dev or 0.0) ** 2
+                       for s in states if s.rounds)
+        whole.std_dev = math.sqrt(whole.rounds * variance) / whole.staked
+    return whole
 
 
 def state_rtps(

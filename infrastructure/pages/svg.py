@@ -18,13 +18,11 @@ def rtp_chart(state: StateRtp) -> str:
     """The state's actual RTP at each checkpoint (x: rounds played, log scale; y: RTP)."""
     top = max(state.rounds, *(n for n, _ in state.growth), 10)
     span = math.log10(top)
-    # The scale fits the later half of the rounds (early points, wild by nature, are clipped).
-    values = [rtp for n, rtp in state.growth if n >= math.sqrt(top)]
+    # The scale fits every point of the line (never clipped: a state far off shows how far)
+    # and the computed RTP; the band, far wider than the line on few rounds, is drawn clipped.
+    values = [rtp for _, rtp in state.growth]
     if state.computed_rtp is not None:
         values.append(state.computed_rtp)
-    final_band = state.band(top)
-    if final_band is not None:
-        values += list(final_band)  # the band is wider earlier on: drawn clipped to the plot
     low, high = _y_range(values)
 
     def x(n: float) -> float:
@@ -93,9 +91,9 @@ def _spread(top: int) -> list[float]:
 
 
 def _y_range(values: list[float]) -> tuple[float, float]:
-    """Bounds that show the values, kept to a readable window around them (0..300% at most)."""
+    """Bounds that show every value (RTP is never below 0)."""
     finite = [v for v in values if math.isfinite(v)] or [0.0, 1.0]
-    low, high = max(min(finite), 0.0), min(max(finite), 3.0)
+    low, high = max(min(finite), 0.0), max(finite)
     if high - low < 0.02:
         low, high = low - 0.01, high + 0.01
     pad = (high - low) * 0.05

@@ -18,6 +18,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from infrastructure.pages.console_auth import ConsoleAuth
 from infrastructure.pages.keys import PageKeys
 from infrastructure.pages.links import ReplaySigner
+from infrastructure.pages.sign_ins import SignIns, SignInsInMemory
 
 _HERE = Path(__file__).parent
 STATIC_PREFIX = "/static/pages"
@@ -47,6 +48,10 @@ templates = Environment(
 templates.filters["money"] = lambda v: f"{v / 100:,.2f}" if isinstance(v, int) else "–"
 templates.filters["pct"] = lambda v: f"{v:.2%}" if isinstance(v, int | float) else "–"
 templates.filters["thousands"] = lambda v: f"{v:,}" if isinstance(v, int) else v
+templates.filters["epoch"] = lambda v: (  # Unix seconds, to the second, UTC
+    datetime.fromtimestamp(v, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    if isinstance(v, int | float) else ""
+)
 templates.filters["when"] = lambda v: str(v or "")[:19].replace("T", " ")  # to the second, UTC
 
 
@@ -74,12 +79,27 @@ def page(
     return HTMLResponse(html, status_code=status, headers={**PAGE_HEADERS, **(headers or {})})
 
 
-def install_pages(app: FastAPI, keys: PageKeys | None, operator_key: str, auditor_key: str) -> None:
+def install_pages(
+    app: FastAPI,
+    keys: PageKeys | None,
+    operator_key: str,
+    auditor_key: str,
+    sign_ins: SignIns | None = None,
+) -> None:
     """The pages' routes, their static files and their state, on `app`."""
-    from infrastructure.pages import console_routes, play_routes, replay_routes
+    from infrastructure.pages import (
+        console_player,
+        console_routes,
+        console_sign_in,
+        play_routes,
+        replay_routes,
+    )
 
     keys = keys or PageKeys(secrets.token_hex(32))  # no configured key: links last this run
-    app.state.pages = Pages(keys, ReplaySigner(keys), ConsoleAuth(keys, operator_key, auditor_key))
-    for module in (console_routes, replay_routes, play_routes):
+    console = ConsoleAuth(keys, operator_key, auditor_key, sign_ins or SignInsInMemory())
+    app.state.pages = Pages(keys, ReplaySigner(keys), console)
+    for module in (console_sign_in, console_routes, console_player, replay_routes, play_routes):
         app.include_router(module.router)
+    app.add_exception_handler(console_sign_in.NotSignedIn, console_sign_in.not_signed_in)
+    app.add_exception_handler(console_sign_in.LockedOut, console_sign_in.locked_out)
     app.mount(STATIC_PREFIX, StaticFiles(directory=_HERE / "static"), name="pages-static")

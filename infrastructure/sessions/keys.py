@@ -21,6 +21,7 @@ from eventsourcing.domain import Aggregate
 
 from domain.errors import SessionNotFound
 from domain.ledger.chain_link import ChainLink
+from domain.ledger.event_names import register_aggregate
 from domain.ledger.identifiers import NAMESPACE
 from infrastructure.store import es_compat
 from infrastructure.store.event_store import PumpkinStore
@@ -157,3 +158,7 @@ def _remember(cache: dict[str, Any], key: str, value: Any) -> None:
     if len(cache) >= CACHED:
         cache.clear()
     cache[key] = value
+
+
+register_aggregate(SessionKey)  # their stored names readable (domain.ledger.event_names)
+register_aggregate(TokenKey)

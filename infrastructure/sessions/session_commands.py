@@ -23,7 +23,7 @@ from uuid import uuid4
 from domain.ledger.fairness import commitment_of
 from domain.ledger.identifiers import player_aggregate_id
 from domain.ledger.player import Player
-from domain.ledger.sessions import closed_view, idle_seconds, open_view
+from domain.ledger.sessions import UNRECORDED_CLOSER, closed_view, idle_seconds, open_view
 from infrastructure.ports import SessionRef
 from infrastructure.rounds.round_reads import RoundReads
 from infrastructure.rules_in_force import RulesInForce
@@ -81,9 +81,9 @@ class SessionCommands:
         self.directory.opened(session_id, player_id)
         return session_id, token
 
-    def close(self, session_id: str, closed_by: str = "") -> dict[str, Any]:
+    def close(self, session_id: str, closed_by: str = "operator") -> dict[str, Any]:
         """Close the session and reveal its seed; closing a closed session answers it as it
-        closed. closed_by: who closes (player, operator, ...)."""
+        closed. closed_by: who closes (the caller's role: player or operator)."""
         player_id = self.directory.player_of(session_id)
 
         def decide(work: Work) -> bool:
@@ -167,6 +167,7 @@ class SessionCommands:
             events = self.players.store.events.get(player_aggregate_id(player_id))
             return legacy_closed_view(session_id, player_id, events), None
         view = dict(key.closed)
+        view["closed_by"] = view.get("closed_by") or UNRECORDED_CLOSER  # a key closed with none
         span = view.pop(ROUND_SPAN, None)
         if span is None:
             return view, None

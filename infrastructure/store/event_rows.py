@@ -72,6 +72,17 @@ class EventRows:
                 return
             after = int(page[-1]["v"])
 
+    def rows_after(self, notification_id: int, limit: int = PAGE) -> list[StoredRow]:
+        """Rows of every stream after `notification_id`, in the store's order."""
+        page = self._query(
+            f"SELECT {self.id_column} AS n, originator_id AS stream, originator_version AS v, "
+            f"topic, state FROM {self.table} WHERE {self.id_column} > %s "
+            f"ORDER BY {self.id_column} LIMIT %s",
+            (notification_id, limit),
+        )
+        return [StoredRow(int(r["n"]), str(UUID(str(r["stream"]))), int(r["v"]),
+                          str(r["topic"]), bytes(r["state"])) for r in page]
+
     def has_events_after(self, stream: str, notification_id: int) -> bool:
         rows = self._query(
             f"SELECT COUNT(*) AS n FROM {self.table} WHERE originator_id = %s "

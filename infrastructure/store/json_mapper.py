@@ -7,9 +7,13 @@ encoded here by orjson instead, with the library's own transcodings for what orj
 (the timestamp: a datetime). The stored bytes are JSON the library's decoder reads as before,
 to the same values; anything else (snapshots, the key aggregates) goes through the library.
 
-Reading, an event stored at an older `class_version` is upcast as the library's mapper does it
-(domain.ledger.event_names); this one also records on it the digest of the state as stored, which
-the hash chain covers (domain.ledger.hashchain.STORED_DIGEST), from the same single decode.
+Writing, a chained event (domain.ledger.chain_link) is stored with the chain rule it was hashed
+under (domain.ledger.hashchain: `chain_rule`, beside its `class_version`). Reading, its class is
+found in the product's registry only (domain.ledger.event_names.stored_class: a row naming any
+other class is UnknownTopic, never an import); an event stored at an older `class_version` is
+upcast as the library's mapper does it, and one stored under an older rule or version has the
+digest of its state as stored recorded on it (domain.ledger.hashchain.STORED_DIGEST), from the
+same single decode.
 """
 
 from __future__ import annotations
@@ -28,9 +32,11 @@ from eventsourcing.persistence import (
     TranscodingNotRegisteredError,
     find_id_convertor,
 )
-from eventsourcing.utils import get_topic, resolve_topic
+from eventsourcing.utils import get_topic
 
-from domain.ledger.hashchain import STORED_DIGEST, event_digest
+from domain.ledger.chain_link import ChainLink
+from domain.ledger.event_names import stored_class
+from domain.ledger.hashchain import CHAIN_RULE, CHAIN_RULE_KEY, STORED_DIGEST, stored_digest
 
 
 class JsonNativeMapper(Mapper[UUID]):
@@ -43,13 +49,15 @@ class JsonNativeMapper(Mapper[UUID]):
             or self.compressor is not None
             or self.cipher is not None
         ):
-            return super().to_stored_event(domain_event)
+            return self._library_stored_event(domain_event)
         state = dict(vars(domain_event))
         originator_id = state.pop("originator_id")
         originator_version = state.pop("originator_version")
         class_version = getattr(event_class, "class_version", 1)
         if class_version > 1:
             state["class_version"] = class_version
+        if isinstance(domain_event, ChainLink):
+            state[CHAIN_RULE_KEY] = CHAIN_RULE
 
         def transcoded(value: Any) -> dict[str, Any]:
             transcoding = transcoder.types.get(type(value))
@@ -64,11 +72,35 @@ class JsonNativeMapper(Mapper[UUID]):
             state=orjson.dumps(state, default=transcoded, option=orjson.OPT_PASSTHROUGH_DATETIME),
         )
 
+    def _library_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
+        """The library's Mapper.to_stored_event (eventsourcing 9.5), with a chained event's
+        rule beside its class version."""
+        state = dict(vars(domain_event))
+        originator_id = state.pop("originator_id")
+        originator_version = state.pop("originator_version")
+        class_version = getattr(type(domain_event), "class_version", 1)
+        if class_version > 1:
+            state["class_version"] = class_version
+        if isinstance(domain_event, ChainLink):
+            state[CHAIN_RULE_KEY] = CHAIN_RULE
+        stored_state = self.transcoder.encode(state)
+        if self.compressor:
+            stored_state = self.compressor.compress(stored_state)
+        if self.cipher:
+            stored_state = self.cipher.encrypt(stored_state)
+        return StoredEvent(
+            originator_id=originator_id,
+            originator_version=originator_version,
+            topic=get_topic(type(domain_event)),
+            state=stored_state,
+        )
+
     def to_domain_event(self, stored_event: StoredEvent) -> DomainEventProtocol[UUID]:
-        """The library's Mapper.to_domain_event (eventsourcing 9.5), but an event stored at an
+        """The library's Mapper.to_domain_event (eventsourcing 9.5), but the class is found in
+        the product's registry alone, and an event stored under an older chain rule or at an
         older version than its class is digested as stored before it is upcast, from the same
         single decode."""
-        cls = resolve_topic(stored_event.topic)
+        cls = stored_class(stored_event.topic)
         current = getattr(cls, "class_version", 1)
         try:
             state = self._stored_state(stored_event)
@@ -79,12 +111,16 @@ class JsonNativeMapper(Mapper[UUID]):
                 f"{stored_event.originator_version}: {e}"
             ) from e
         from_version = state.pop("class_version", 1)
+        rule = state.pop(CHAIN_RULE_KEY, 1)
         digest = None
-        if from_version < current:
-            digest = event_digest(
-                stored_event.originator_id, stored_event.originator_version,
-                stored_event.topic, state,
-            )
+        if issubclass(cls, ChainLink) and (from_version < current or rule != CHAIN_RULE):
+            try:
+                digest = stored_digest(
+                    stored_event.originator_id, stored_event.originator_version,
+                    stored_event.topic, state, rule, from_version,
+                )
+            except ValueError as e:
+                raise MapperDeserialisationError(str(e)) from e
         id_convertor = find_id_convertor(cls, cast(Hashable, type(stored_event.originator_id)))
         state["originator_id"] = id_convertor(stored_event.originator_id)
         state["originator_version"] = stored_event.originator_version
@@ -93,7 +129,7 @@ class JsonNativeMapper(Mapper[UUID]):
             from_version += 1
         if digest is not None:
             state[STORED_DIGEST] = digest
-        domain_event = object.__new__(cls)
+        domain_event: Any = object.__new__(cls)
         object.__setattr__(domain_event, "__dict__", state)
         return cast(DomainEventProtocol[UUID], domain_event)
 

@@ -23,6 +23,7 @@ from eventsourcing.application import AggregateNotFoundError, Repository
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import EventStore
 
+from domain.ledger.event_names import register_aggregate
 from domain.ledger.identifiers import NAMESPACE, player_aggregate_id
 from domain.ledger.player import Player
 from domain.ledger.player_events import FREE_ROUND_MARK
@@ -104,3 +105,6 @@ def recorded_key(
     except AggregateNotFoundError:
         return None
     return key if isinstance(key, RequestKey) else None
+
+
+register_aggregate(RequestKey)  # its stored names readable (domain.ledger.event_names)

@@ -32,6 +32,8 @@ from eventsourcing.domain import Aggregate, Snapshot
 from eventsourcing.persistence import Transcoder
 from eventsourcing.utils import register_topic
 
+from domain.ledger.event_names import register_stored
+
 _SEAL_KEY_LABEL = b"pumpkin snapshot seal v1"
 _PROCESS_SEAL: SnapshotSeal | None = None
 _PROCESS_LOCK = threading.Lock()
@@ -44,6 +46,9 @@ class SealedSnapshot(Snapshot):
 
 
 register_topic(SealedSnapshot.TOPIC, SealedSnapshot)
+register_stored(SealedSnapshot)
+# Snapshots written before seals existed: read, never trusted (replaced at the first load).
+register_stored(Snapshot, "eventsourcing.domain:Snapshot")
 
 
 class SnapshotSeal:

@@ -30,10 +30,11 @@ from uuid import uuid4
 import typer
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from infrastructure.wallet.client import WalletClient
+from infrastructure.wallet.client import Signer, WalletClient
 from infrastructure.wallet.client_wallet import ClientWallet
 from infrastructure.wallet.hub88 import Hub88Wallet, hub88_signer, load_private_key, load_public_key
 from infrastructure.wallet.port import CallOutcome, Credit, Debit, Outcome, Rollback, WalletProtocol
+from infrastructure.wallet.signing import HEADER, sign
 
 MAX_MOVE = 100  # minor units the test player's balance may move from its start
 STAKE = 10
@@ -257,10 +258,18 @@ def wallets_for(
         stranger = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         return Wallets(hub88(load_private_key(private_key_file)), hub88(stranger))
 
-    def pumpkin(key: str) -> WalletProtocol:
-        return ClientWallet(WalletClient(url, key, timeout_seconds), currency)
+    def pumpkin(signer: Signer) -> WalletProtocol:
+        client = WalletClient(url, timeout_seconds=timeout_seconds, signer=signer)
+        return ClientWallet(client, currency)
 
-    return Wallets(pumpkin(secret), pumpkin(secret + "-not-the-secret"))
+    def signed(key: str, age: int = 0, as_call: str | None = None) -> Signer:
+        return lambda call, raw: {HEADER: sign(
+            key, as_call or call, raw, int(time.time()) - age)}
+
+    return Wallets(
+        pumpkin(signed(secret)), pumpkin(signed(secret + "-not-the-secret")),
+        stale=pumpkin(signed(secret, age=600)), other_call=pumpkin(signed(secret, as_call="debit")),
+    )
 
 
 def conformance_command(

@@ -80,6 +80,11 @@ class Hub88Server(WalletServer):
     def call_of(self, path: str) -> str | None:
         return PATHS.get(path.removeprefix(PREFIX)) if path.startswith(PREFIX) else None
 
+    def counted_as(self, call: str, body: dict[str, Any]) -> str:
+        """A free round's zero bet is not a debit: it is sent again with its win until the win
+        is acknowledged, so it is counted apart ("free_bet")."""
+        return "free_bet" if call == "debit" and body["_hub88"]["free"] else call
+
     def signed(self, call: str, headers: dict[str, str], raw: bytes) -> bool:
         return rsa_verified(self.supplier_key, raw, headers.get(HEADER.lower()))
 

@@ -98,3 +98,18 @@ def test_math_refuses_a_multiplier_below_level_5() -> None:
     done = pumpkin("math", "--level", "2", "--hw-mult", "2")
     assert done.returncode == 2
     assert b"--hw-mult" in done.stderr
+
+
+def test_simulate_ray_without_the_ray_extra_says_how_to_install_it() -> None:
+    """As where `pip install -e .` left Ray out: `import ray` fails."""
+    no_ray = "import sys; sys.modules['ray'] = None; from infrastructure.cli import main; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", no_ray, "simulate", "--spins", "100", "--ray"],
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert b"pip install -e '.[ray]'" in done.stderr, done.stderr
+    assert b"Traceback" not in done.stderr + done.stdout, done.stderr
+    assert done.stdout == b""

@@ -19,6 +19,13 @@ MAX_LINES = 450
 LONG_BY_NATURE = ("domain/game/kernel.py", "domain/game/calculator/")
 
 
+# What the read models import of infrastructure: the store, logging, and the sessions' keys
+# (stored classes, imported so a reader that never built the write side decodes their events).
+READ_MODELS_TAKE = (
+    "infrastructure.store", "infrastructure.logging", "infrastructure.sessions.keys"
+)
+
+
 @dataclass(frozen=True)
 class Import:
     module: str  # the importing module
@@ -128,6 +135,22 @@ def test_the_domain_imports_nothing_of_ours_outside_the_domain() -> None:
         if i.module.startswith("domain") and ours(i.target) and not i.target.startswith("domain")
     ]
     assert outside == []
+
+
+def test_the_read_models_take_only_the_store_and_logging_and_only_the_entry_points_take_them(
+) -> None:
+    reach = [
+        f"{where(i)} imports {i.target}"
+        for i in imports()
+        if i.module.startswith("projections") and i.target.startswith("infrastructure")
+        and not i.target.startswith(READ_MODELS_TAKE)
+    ]
+    importers = {
+        i.module for i in imports()
+        if i.target.startswith("projections") and not i.module.startswith("projections")
+    }
+    assert reach == []
+    assert importers <= {"infrastructure.bootstrap", "infrastructure.cli"}
 
 
 def test_no_module_imports_another_modules_private_name() -> None:

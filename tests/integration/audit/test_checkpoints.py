@@ -16,6 +16,7 @@ from infrastructure.application import PumpkinApplication
 from infrastructure.audit.checkpoints import (
     check_document,
     latest_checkpoint,
+    make_checkpoint,
     public_key_hex,
     record_checkpoint,
     verify_checkpoint,
@@ -107,9 +108,9 @@ def test_pumpkin_verify_checks_the_store_against_a_checkpoint_file(
     with PumpkinApplication.from_url(store_url) as app:
         stream = played(app)
     runner = CliRunner()
-    out = tmp_path / "checkpoint.json"
-    made = runner.invoke(cli, ["checkpoint", "--out", str(out)], env=env)
-    assert made.exit_code == 0, made.output
+    out = tmp_path / "checkpoint.json"  # a file the earlier release's `pumpkin checkpoint` wrote
+    with PumpkinApplication.from_url(store_url) as app:
+        out.write_text(json.dumps(make_checkpoint(EventRows(app).heads(), KEY)))
     document = json.loads(out.read_text())
     assert document["public_key"] and document["signature"]
     ok = runner.invoke(cli, ["verify", "--checkpoint", str(out)], env=env)
@@ -119,5 +120,5 @@ def test_pumpkin_verify_checks_the_store_against_a_checkpoint_file(
     caught = runner.invoke(cli, ["verify", "--checkpoint", str(out)], env=env)
     assert caught.exit_code == 1 and "PROBLEM truncated" in caught.output
     other = runner.invoke(cli, ["verify", "--checkpoint", str(out), "--public-key",
-                                public_key_hex(KEY)], env=env)
+                                public_key_hex(Ed25519PrivateKey.generate())], env=env)
     assert "PROBLEM unknown_signer" in other.output

@@ -112,6 +112,18 @@ def test_a_tampered_round_is_reported_not_verified(
     assert dispute(store_url, "ivy.2", tmp_path / "ok.html") == 0
 
 
+def test_without_out_the_report_is_written_to_stdout(
+    service: PumpkinApplication, store_url: str, tmp_path: Path
+) -> None:
+    play(service, "ivy", 2)
+    result = CliRunner().invoke(app, ["dispute", "ivy.2", "--json"],
+                                env={"PUMPKIN_DATABASE_URL": store_url})
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["round_id"] == "ivy.2" and report["verification"]["round_ok"]
+    assert "ivy.2: VERIFIED" in result.stderr
+
+
 def test_an_unknown_round_is_a_usage_error(store_url: str, tmp_path: Path) -> None:
     assert dispute(store_url, "nobody.1", tmp_path / "r.html") == 2
     assert dispute(store_url, "not a round", tmp_path / "r.html") == 2

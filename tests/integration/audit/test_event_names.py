@@ -17,7 +17,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import resolve_topic
 from repo_paths import REPO
 
-from domain.ledger.event_names import NEW_NAME_PREFIX, stored_name
+from domain.ledger.event_names import NEW_NAME_PREFIX, register_aggregate, stored_name
 from domain.ledger.hashchain import GENESIS, ChainedEvent, chained, check_chain, event_digest
 from domain.ledger.player import ChainLink, Player
 from domain.ledger.wallet_account import WalletAccount
@@ -163,6 +163,9 @@ class Ledger(Aggregate):
 
     def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
         super().trigger_event(event_class, prev_hash=self.chain_head, **kwargs)
+
+
+register_aggregate(Ledger)  # the product reads only the stored names registered
 
 
 def test_an_event_stored_at_an_older_version_is_upcast_and_the_chain_still_holds() -> None:

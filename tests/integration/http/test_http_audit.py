@@ -65,7 +65,7 @@ def test_the_auditor_finds_big_wins_and_every_balance(client: TestClient) -> Non
     big = client.get("/audit/rounds", params={"min_win": 10**9}, headers=bearer(AUDITOR))
     assert big.status_code == 200 and big.json() == {"rounds": []}
     bad = client.get("/audit/rounds", params={"feature": "nonsense"}, headers=bearer(AUDITOR))
-    assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_filter"
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_query"
 
 
 def test_the_audit_trail_exports_as_json_lines_and_csv_with_a_hash_chain(

@@ -69,6 +69,11 @@ def refused_requests(j: Journey, other: Journey, closed: Journey, poor: Journey)
         body('{"stake": 100, "request_id": "' + "x" * 129 + '"}'),
         body('{"stake": 100, "request_id": "tab\\there"}'),
         body('{"stake": 100, "request_id": "already-played"}'),  # played with stake 200 first
+        body('{"stake": 100, "clientSeed": "my lucky seed"}'),
+        body('{"stake": 100, "request_id": "a", "clientSeed": "x"}'),
+        body('{"stake": "x", "request_id": "a", "clientSeed": "x"}'),
+        (path + "?dry_run=1", token, play),
+        (path + "?dry_run=1", bearer("forged-token"), play),
         (path, token, b'{"stake": 100, "request_id": "\xff\xfe"}'),
         (path, token, b"[" * 20_000 + b"]" * 20_000),
         (path, {**token, "Content-Type": "text/plain"}, b'{"stake": 1.5, "request_id": "a"}'),

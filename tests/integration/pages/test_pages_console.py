@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
 from fastapi.testclient import TestClient
-from http_support import AUDITOR, OPERATOR, Journey, served_client
+from http_support import AUDITOR, OPERATOR, Journey, bearer, served_client
 from pages_support import csrf_of, eventually, form
 
 from infrastructure.pages.console_auth import SESSION_COOKIE
@@ -158,3 +159,69 @@ def test_significant_events_show_what_is_beyond_rounds_money_and_sessions(
         reader.close()
     signed_in(client, AUDITOR)
     assert "PlayerExcluded" in client.get("/console").text
+
+
+def test_no_get_form_link_or_url_of_the_console_carries_a_csrf_token(client: TestClient) -> None:
+    """Issue 27 item 7: a search changes nothing and needs no token; a token in a URL would
+    leave in history, logs and Referer headers."""
+    j = Journey(client)
+    round_id = j.spin().json()["round_id"]
+    signed_in(client, AUDITOR)
+    search = f"/console/rounds?player_id={j.player_id}"
+    eventually(lambda: client.get(search).text, lambda page: round_id in page)
+    for path in ("/console", "/console/players", f"/console/players/{j.player_id}", search):
+        html = client.get(path).text
+        token = csrf_of(html)  # the sign-out form's (a POST)
+        get_forms = re.findall(r"<form(?![^>]*method=\"post\").*?</form>", html, re.S | re.I)
+        assert all('name="csrf"' not in found for found in get_forms), path
+        addresses = re.findall(r'(?:href|action|src)="([^"]*)"', html)
+        assert addresses and all(token not in a and "csrf" not in a for a in addresses), path
+    assert 'id="round-search"' in client.get(search).text
+    opened = client.get(f"/console/replay/{round_id}", follow_redirects=False)
+    assert "csrf" not in opened.headers["location"]
+
+
+def test_the_player_page_shows_sessions_limits_exclusions_money_and_an_export(
+    client: TestClient,
+) -> None:
+    """Issue 27 item 13: an auditor checks a player on one page, and takes the trail away."""
+    j = Journey(client)
+    j.spin()
+    put = client.put(
+        f"/players/{j.player_id}/limits", json={"max_stake": 500}, headers=bearer(OPERATOR)
+    )
+    assert put.status_code == 200, put.text
+    until = "2999-01-01T00:00:00Z"
+    excluded = client.post(
+        f"/players/{j.player_id}/exclusions",
+        json={"until": until, "reason": "asked for a break"},
+        headers=bearer(OPERATOR),
+    )
+    assert excluded.status_code == 201, excluded.text
+    signed_in(client, AUDITOR)
+    html = eventually(
+        lambda: client.get(f"/console/players/{j.player_id}").text,
+        lambda page: "asked for a break" in page and 'id="sessions"' in page,
+    )
+    for hook in ('id="sessions"', 'id="limits"', 'id="protection"', 'id="money"'):
+        assert hook in html, hook
+    assert j.session_id in html and "1,000.00" in html  # the session; the deposit
+    assert "max stake" in html and "2999-01-01" in html
+    trail = html.split('id="trail"')[1]
+    assert ">Issued<" not in trail and "StakePlaced" in trail  # no request-key rows
+    export = client.get(f"/console/players/{j.player_id}/audit.csv")
+    assert export.status_code == 200 and export.headers["content-type"].startswith("text/csv")
+    assert "attachment" in export.headers["content-disposition"]
+    assert "Deposited" in export.text and "Excluded" in export.text
+
+
+def test_the_overview_has_a_row_for_all_states_and_a_date_range(client: TestClient) -> None:
+    j = Journey(client)
+    j.spin()
+    signed_in(client, AUDITOR)
+    overview = eventually(lambda: client.get("/console").text, lambda page: "rtp-table" in page)
+    assert 'id="date-range"' in overview and "too few rounds" in overview  # one round
+    later = client.get("/console", params={"since": "2999-01-01"}).text
+    assert "No rounds played yet." in later and "from 2999-01-01" in later
+    bad = client.get("/console", params={"until": "soon"}).text
+    assert "since and until: an ISO-8601 date" in bad

@@ -3,14 +3,18 @@ how cells and prizes are labelled."""
 
 from __future__ import annotations
 
+import math
+import re
 import stat
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from infrastructure.pages.keys import PageKeys
 from infrastructure.pages.links import ReplaySigner
 from infrastructure.pages.replay_view import cell_label, multiple, step_view
-from infrastructure.pages.rtp import state_rtps
+from infrastructure.pages.rtp import K99, MIN_ROUNDS, all_states, state_rtps
 from infrastructure.pages.svg import rtp_chart
 
 MODEL = "pumpkin-v1-4af96d8ef079b16a"
@@ -61,7 +65,7 @@ def bucket(day: str, rounds: int, staked: int, won: int) -> dict[str, object]:
 
 
 def test_a_state_outside_its_99_percent_band_is_flagged_and_one_inside_is_not() -> None:
-    rounds = 1_000_000
+    rounds = 10_000_000
     inside = state_rtps([bucket("2026-11-30", rounds, 100 * rounds, 96 * rounds)])[0]
     outside = state_rtps([bucket("2026-11-30", rounds, 100 * rounds, 90 * rounds)])[0]
     band = inside.band()
@@ -102,3 +106,49 @@ def test_a_line_win_marks_its_winning_cells_and_shades_the_rest_of_its_payline()
     shown = step_view(0, step, 100).line_wins[0]["rows"]
     marked = [cell.classes[-1] for row in shown for cell in row if len(cell.classes) > 1]
     assert marked.count("hit") == 3 and marked.count("path") == 2
+
+
+def test_a_state_on_too_few_rounds_is_never_flagged_however_far_off() -> None:
+    """Issue 27 item 13: three of 17 states were flagged on 18 to 50 rounds."""
+    few = state_rtps([bucket("2026-11-30", MIN_ROUNDS - 1, 100 * (MIN_ROUNDS - 1), 0)])[0]
+    assert few.too_few_rounds and not few.outside_band
+    enough = state_rtps([bucket("2026-11-30", MIN_ROUNDS, 100 * MIN_ROUNDS, 0)])[0]
+    assert not enough.too_few_rounds  # judged from MIN_ROUNDS on, by the exact band
+
+
+def test_the_band_holds_whatever_the_distribution_of_a_rounds_return() -> None:
+    """Chebyshev: k = 10 standard errors bound the chance of a healthy state outside at 1%."""
+    state = state_rtps([bucket("2026-11-30", 50, 5_000, 15_000)])[0]
+    assert state.std_dev is not None
+    band = state.band()
+    assert band is not None and band[1] == pytest.approx(
+        0.961 + K99 * state.std_dev / math.sqrt(50)
+    )
+    assert 1 / K99**2 == 0.01
+
+
+def test_a_chart_is_scaled_to_its_data_so_a_state_far_off_shows_its_line() -> None:
+    """Issue 27 item 13: charts were clipped at about 315%, a flagged line flat on the edge."""
+    state = state_rtps(
+        [
+            bucket("2026-11-29", 2000, 200_000, 1_000_000),
+            bucket("2026-11-30", 2000, 200_000, 900_000),
+        ]
+    )[0]
+    assert state.growth[-1] == (4000, 4.75)
+    chart = rtp_chart(state)
+    ticks = [int(t) for t in re.findall(r'class="tick"[^>]*>(\d+)%</text>', chart)]
+    assert max(ticks) >= 500  # the axis reaches the line
+    dot = re.search(r'<circle class="actual" cx="[\d.]+" cy="([\d.]+)"', chart)
+    assert dot and float(dot.group(1)) > 16 + 1  # inside the plot, not pinned to its top edge
+
+
+def test_all_states_together_are_one_row_weighted_by_stake() -> None:
+    one = bucket("2026-11-30", 1000, 100_000, 90_000)
+    other = {**bucket("2026-11-30", 3000, 600_000, 600_000), "state": "L1/HW1/FS1", "level": 1,
+             "theoretical_rtp": 0.96}
+    states = state_rtps([one, other])
+    whole = all_states(states)
+    assert whole is not None and (whole.rounds, whole.staked, whole.won) == (4000, 700_000, 690_000)
+    assert whole.computed_rtp == pytest.approx((100_000 * 0.961 + 600_000 * 0.96) / 700_000)
+    assert all_states(states[:1]) is None

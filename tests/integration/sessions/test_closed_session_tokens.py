@@ -136,12 +136,31 @@ def test_closed_by_says_who_closed_the_session(
     refused = client.post(f"/sessions/{limited.session_id}/spins",
                           json={"stake": 20, "request_id": "late"}, headers=bearer(limited.token))
     assert refused.json()["error"]["code"] == "session_time_limit"
+    checked = Player(client, "rc", spins=1)
+    clock.move(minutes=61)
+    answered = client.post(f"/sessions/{checked.session_id}/reality-check",
+                           json={"continue": False}, headers=bearer(checked.token))
+    assert answered.status_code == 200, answered.text
+    by_player = Player(client, "self", spins=1)
+    client.post(f"/sessions/{by_player.session_id}/close", json={}, headers=bearer(by_player.token))
     for player, closer in ((by_operator, "operator"), (idle, "idle"), (excluded, "exclusion"),
-                           (limited, "session_time_limit")):
+                           (limited, "session_time_limit"), (checked, "reality_check"),
+                           (by_player, "player")):
+        assert client.get(f"/sessions/{player.session_id}",
+                          headers=bearer(OPERATOR)).json()["closed_by"] == closer
         session = client.get("/sessions/current", headers=bearer(player.token)).json()
         assert (session["open"], session["closed_by"]) == (False, closer), player.player_id
         assert session["round_ids"] == player.round_ids
         assert commitment(session["server_seed"]) == session["seed_commitment"]
+
+
+def test_a_session_closed_through_the_service_with_no_closer_named_is_the_operators(
+    service: PumpkinApplication,
+) -> None:
+    service.register_player("ned")
+    session_id, _token = service.open_session("ned")
+    assert service.close_session(session_id)["closed_by"] == "operator"
+    assert service.session(session_id)["closed_by"] == "operator"
 
 
 def test_a_sessions_rounds_are_its_own_when_another_session_plays_between(

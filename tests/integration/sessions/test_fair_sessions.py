@@ -4,14 +4,16 @@ checked here with the standard library alone."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from fair_support import commitment, derived_seed, funded_session, played_on_a_clock, stream_events
+from store_support import run_sql
 
 from domain.errors import InvalidClientSeed, SessionClosed
-from domain.ledger.player import Player
+from domain.ledger.player import Player, player_aggregate_id
 from domain.ledger.protection import PROFILES
 from infrastructure.application import PumpkinApplication
 from infrastructure.audit.verification import verify_store
@@ -107,7 +109,7 @@ def test_a_session_idle_for_the_timeout_is_closed_by_the_service_and_revealed(
             app.spin(idle, 20, "r3")
         assert verify_store(app)["fair_sessions"] == {
             "sessions_verified": 1, "sessions_open": 1, "sessions_before_commitments": 0,
-            "rounds_checked": 1,
+            "rounds_checked": 1, "burned_nonces": 0,
         }
 
 
@@ -128,6 +130,29 @@ def test_a_round_lost_to_a_conflict_is_retried_with_the_next_nonce_and_recorded(
     report = verify_store(service)
     assert report["ok"], report["problems"]
     assert report["fair_sessions"]["sessions_verified"] == 1
+    assert report["burned_nonces"] == 1  # re-derived from the revealed seed, and counted
+
+
+def test_a_burned_nonce_whose_seed_does_not_derive_is_a_seed_mismatch(
+    service: PumpkinApplication, store_url: str
+) -> None:
+    session_id = funded_session(service, "gus")
+    with PumpkinApplication.from_url(store_url) as other:
+        other.player_state("gus")
+        service.deposit("gus", 1, "meanwhile")
+        other.spin(session_id, 20, "r1")
+    service.close_session(session_id)
+    stream = player_aggregate_id("gus").hex
+    [(version, state)] = run_sql(
+        store_url, "SELECT originator_version, state FROM {TABLE} WHERE originator_id = %s "
+        "AND topic = %s", (stream, "pumpkin:Player.NonceBurned"))
+    forged = json.loads(bytes(state))
+    forged["seed"] = "ab" * 32  # a re-roll passed off as the burned attempt
+    run_sql(store_url, "UPDATE {TABLE} SET state = %s WHERE originator_id = %s "
+            "AND originator_version = %s", (json.dumps(forged).encode(), stream, version))
+    report = verify_store(service)
+    assert ("seed_mismatch", "NonceBurned.seed") in {
+        (p["kind"], p["field"]) for p in report["problems"]}
 
 
 def test_a_player_with_a_thousand_closed_sessions_keeps_a_small_aggregate(

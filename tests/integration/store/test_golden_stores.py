@@ -73,6 +73,8 @@ def test_every_balance_level_meter_round_and_session_reads_as_before(golden_url:
                 session = app.session(session_id)
                 assert {key: session[key] for key in summary} == summary
                 assert session["seed_commitment"] is None  # opened before commitments
+                # Closed before the closer was recorded: said so, never null.
+                assert session["closed_by"] == (None if summary["open"] else "unknown")
 
 
 def test_players_of_the_earlier_release_play_on_and_still_verify(golden_url: str) -> None:
@@ -86,7 +88,7 @@ def test_players_of_the_earlier_release_play_on_and_still_verify(golden_url: str
         assert app.deposit("dee", 1_000, "golden-deposit-1") == answer["balance_after"] + 1_000
         session_id, _token = app.open_session("cy")
         app.spin(session_id, 40, "golden-play-on-2")
-        app.close_session(session_id)
+        assert app.close_session(session_id)["closed_by"] == "operator"
         app.register_player("latecomer")
         app.deposit("latecomer", 500, "golden-deposit-2")
         assert app.player_state("dee")["level"] == 5

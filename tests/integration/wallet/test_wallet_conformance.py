@@ -16,7 +16,8 @@ from wallet_support import SECRET, hub88_keys, reference_wallet
 
 from infrastructure.wallet.conformance import Report, conformance, wallets_for
 from infrastructure.wallet.hub88_reference import Hub88ReferenceWallet, Hub88Server
-from infrastructure.wallet.reference import Ledger, ReferenceWallet, WalletServer
+from infrastructure.wallet.reference import CALLS, Ledger, ReferenceWallet, WalletServer
+from infrastructure.wallet.signing import verified
 
 START = 50  # under 100: the insufficient-funds case runs
 
@@ -46,6 +47,9 @@ def test_the_reference_wallet_conforms_in_under_30_seconds(protocol: str) -> Non
     names = [case.name for case in report.cases]
     assert "a debit over the balance is refused as insufficient funds" in names
     assert "a new debit sent 8 at once is applied once" in names
+    if protocol == "pumpkin":
+        assert "a stale signature (t 600 s old) is refused" in names
+        assert "a signature made for another call is refused" in names
     assert report.as_text().endswith("CONFORMANT")
 
 
@@ -85,6 +89,22 @@ class AnySignature(WalletServer):
         return True
 
 
+class AnyTime(WalletServer):
+    """Checks the signature but not its time."""
+
+    def signed(self, call: str, headers: dict[str, str], raw: bytes) -> bool:
+        return verified(self.secret, call, raw, headers.get("x-pumpkin-signature", ""),
+                        window=10**12)
+
+
+class AnyCall(WalletServer):
+    """Takes a signature made for any call (the old body-only check, in effect)."""
+
+    def signed(self, call: str, headers: dict[str, str], raw: bytes) -> bool:
+        header = headers.get("x-pumpkin-signature", "")
+        return any(verified(self.secret, other, raw, header) for other in CALLS)
+
+
 class AnyHub88Signature(Hub88Server):
     def signed(self, call: str, headers: dict[str, str], raw: bytes) -> bool:
         return True
@@ -107,6 +127,12 @@ BROKEN: dict[str, tuple[Callable[[], ReferenceWallet], set[str]]] = {
     "pumpkin accepts any signature": (
         lambda: pumpkin_wallet(server=lambda ledger: AnySignature(SECRET, ledger)),
         {"a wrong signature is refused"}),
+    "pumpkin accepts a stale signature": (
+        lambda: pumpkin_wallet(server=lambda ledger: AnyTime(SECRET, ledger)),
+        {"a stale signature (t 600 s old) is refused"}),
+    "pumpkin accepts another call's signature": (
+        lambda: pumpkin_wallet(server=lambda ledger: AnyCall(SECRET, ledger)),
+        {"a signature made for another call is refused"}),
     "hub88 accepts any signature": (
         lambda: hub88_wallet(any_signature=True), {"a wrong signature is refused"}),
     "pumpkin applies repeats again": (

@@ -181,6 +181,8 @@ def test_a_free_round_is_a_free_zero_bet_and_its_win(
     assert bet["meta"] == win["meta"] == {"free_round": "spring"}
     assert win["is_free"] is True and win["reference_transaction_uuid"] == bet["transaction_uuid"]
     assert applied(wallet, "debit", player.player_id) == []  # nothing was staked
+    received = wallet.ledger.state()["received"]
+    assert not any(key.startswith("debit ") for key in received)  # a free bet is no debit
     [credit] = applied(wallet, "credit", player.player_id)
     assert credit["free_round"] == "spring" and credit["debit_transaction_id"] is None
     assert wallet.ledger.balances[player.player_id] == 10_000 + played.json()["total_win"]

@@ -5,18 +5,19 @@
 import { PAYING, symbolSvg } from "./symbols.js";
 
 export const pause = (ms) => new Promise((done) => setTimeout(done, ms));
-const FILLERS = 12;
+const FILLERS = 3;  // one window of blurred symbols, twice: the strip loops seamlessly
 const reduced = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 function fillerStrip() {
   const strip = document.createElement("div");
   strip.className = "spinner";
   strip.setAttribute("aria-hidden", "true");
-  for (let i = 0; i < FILLERS * 2; i++) {
+  // decoration only: the outcome is the server's, drawn once the answer is in
+  const picked = Array.from({ length: FILLERS }, () => PAYING[Math.floor(Math.random() * PAYING.length)]);
+  for (const name of [...picked, ...picked]) {
     const cell = document.createElement("div");
     cell.className = "filler";
-    // decoration only: the outcome is the server's, drawn once the answer is in
-    cell.appendChild(symbolSvg(PAYING[Math.floor(Math.random() * PAYING.length)], ""));
+    cell.appendChild(symbolSvg(name, ""));
     strip.appendChild(cell);
   }
   return strip;
@@ -31,7 +32,7 @@ export function spinReels(board) {
     reel.element.classList.add("spinning");
     const motion = strip.animate(
       [{ transform: "translateY(-50%)" }, { transform: "translateY(0)" }],
-      { duration: 420, iterations: Infinity, easing: "linear" });
+      { duration: 240, iterations: Infinity, easing: "linear" });
     return { reel, strip, motion };
   });
   return async function land(screen, until) {

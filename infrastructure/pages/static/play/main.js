@@ -190,6 +190,7 @@ async function start(token) {
   game.status.sessionFigures(game.session);
   game.closed = !game.session.open;
   ready();
+  performance.mark("play-interactive");  // the game is drawn and can be played (bench/)
   if (game.closed) {
     await loadHistory(game.session.round_ids || []);
     await verifyClosed(game);

@@ -1,0 +1,1 @@
+"""The transparency log: leaves, Merkle storage, signed-note checkpoints, proofs, witnesses."""
