@@ -83,6 +83,12 @@ class StakeLimit(ProtectionRefusal):
     code = "stake_limit"
 
 
+class SessionLimit(ProtectionRefusal):
+    """A second open session where the profile allows one at a time (de)."""
+
+    code = "session_limit"
+
+
 class LossLimit(ProtectionRefusal):
     code = "loss_limit"
 
@@ -127,6 +133,10 @@ class InvalidExclusion(RuleViolation):
 
 class InvalidRealityCheck(RuleViolation):
     code = "invalid_reality_check"
+
+
+class InvalidAgeBand(RuleViolation):
+    code = "invalid_age_band"
 
 
 class InvalidClientSeed(RuleViolation):

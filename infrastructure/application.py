@@ -123,8 +123,8 @@ class PumpkinApplication:
 
     # -- players and money ---------------------------------------------------------------------
 
-    def register_player(self, player_id: str) -> None:
-        self.players.register(player_id)
+    def register_player(self, player_id: str, age_band: object = None) -> None:
+        self.players.register(player_id, age_band)
 
     def deposit(self, player_id: str, amount: int, request_id: str) -> int:
         return self.wallet.deposit(player_id, amount, request_id)

@@ -139,6 +139,21 @@ def build_http_app(
     return create_app(deps, on_shutdown)
 
 
+def jurisdiction_problems(settings: Settings) -> list[str]:
+    """Why `serve` cannot play under PUMPKIN_JURISDICTION (empty when it can): `de` plays the
+    no-jackpot model of the game, and a model plays jackpots unless its definition says
+    `"jackpots": false`; this build has no such model, so `de` is not served rather than served
+    with jackpots."""
+    from domain.game.model import current_model
+    from domain.ledger.protection import profile_problems
+
+    plays_jackpots = current_model().definition.get("jackpots", True) is not False
+    return [
+        f"PUMPKIN_JURISDICTION={settings.jurisdiction}: {problem}"
+        for problem in profile_problems(profile_named(settings.jurisdiction), plays_jackpots)
+    ]
+
+
 def transparency_log(settings: Settings, application: Any) -> Any:
     """The transparency log the HTTP API answers from, signed with the operator's log key."""
     from infrastructure.audit.checkpoint_commands import signing_key_file

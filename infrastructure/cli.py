@@ -83,6 +83,7 @@ def serve(
     from infrastructure.bootstrap import (
         announce_generated_keys,
         build_runtime,
+        jurisdiction_problems,
         settle_heap,
         start_projections_in_process,
     )
@@ -92,9 +93,10 @@ def serve(
 
     settings = _settings()
     workers = workers or settings.workers
-    for problem in key_problems(settings):
+    problems = [*key_problems(settings), *jurisdiction_problems(settings)]
+    for problem in problems:
         typer.echo(f"pumpkin: refusing to serve: {problem}", err=True)
-    if key_problems(settings):
+    if problems:
         raise typer.Exit(2)
     where: dict[str, Any] = {"host": host or settings.host, "port": port or settings.port}
     try:

@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     serve_projections: bool = True
     # The player-protection profile (domain.ledger.protection.PROFILES; CONTRACT.md "Player
     # protection").
-    jurisdiction: Literal["none", "uk", "ontario"] = "none"
+    jurisdiction: Literal["none", "uk", "ontario", "de"] = "none"
     # Signs replay links and console sign-ins (infrastructure/pages/keys.py). Unset: a key made on
     # first use and kept in pages_key_file, so links outlive a restart and workers share it.
     pages_key: SecretStr = SecretStr("")

@@ -30,8 +30,11 @@ def protected(app: PumpkinApplication, profile: str = "uk") -> FakeClock:
     return clock
 
 
-def funded_player(app: PumpkinApplication, player_id: str = "p1", balance: int = 10**7) -> str:
-    app.register_player(player_id)
+def funded_player(
+    app: PumpkinApplication, player_id: str = "p1", balance: int = 10**7,
+    age_band: str | None = None,
+) -> str:
+    app.register_player(player_id, age_band)
     app.deposit(player_id, balance, f"{player_id}-deposit")
     return player_id
 
@@ -50,10 +53,12 @@ def loss_of(rounds: list[dict[str, Any]]) -> int:
 
 
 def protected_session(
-    app: PumpkinApplication, profile: str = "uk", minutes: int | None = None
+    app: PumpkinApplication, profile: str = "uk", minutes: int | None = None,
+    age_band: str | None = None,
 ) -> tuple[FakeClock, str, str]:
-    """(clock, player_id, session_id): `app` under `profile`, a funded player, an open session."""
+    """(clock, player_id, session_id): `app` under `profile`, a funded player (of `age_band`),
+    an open session."""
     clock = protected(app, profile)
-    player_id = funded_player(app)
+    player_id = funded_player(app, age_band=age_band)
     session_id, _ = app.open_session(player_id, minutes)
     return clock, player_id, session_id

@@ -10,6 +10,7 @@ from typing import Any
 from domain.errors import CampaignExists, NoFreeRounds
 from domain.ledger.free_rounds import Campaign, campaign_view, check_grant, is_past_expiry
 from domain.ledger.player import Player
+from domain.ledger.refusals import refuse_if_excluded
 
 
 def grant_free_rounds(
@@ -23,7 +24,7 @@ def grant_free_rounds(
     check_grant(campaign_id, rounds, stake, expires_at, now)
     if campaign_id in player.free_rounds:
         raise CampaignExists(f"campaign {campaign_id!r} was already granted to this player")
-    player.refuse_if_excluded(now, f"a grant of free rounds ({campaign_id!r})")
+    refuse_if_excluded(player, now, f"a grant of free rounds ({campaign_id!r})")
     player.trigger_event(
         Player.FreeRoundsGranted, campaign_id=campaign_id, rounds=rounds, stake=stake,
         expires_at=expires_at, request_id=request_id, fingerprint=fingerprint,

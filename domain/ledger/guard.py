@@ -8,8 +8,10 @@ Stored layout (a snapshot holds it through the store's transcoding; this module 
 it): {"limits": {name: value} in force, "pending": {name: [value or None, effective_at]}
 loosenings waiting out the cooling-off, "excluded": None or [until or None (permanent)],
 "sessions": {session_id: [opened_at, last_round_at, check_seconds, next_check_at, closed_by]},
-"ledger": {minute: [staked, won]} the play of the last LEDGER_SECONDS, "minute": the minute of
-the round being recorded}. Times are epoch seconds.
+"losses": the play of the last LEDGER_SECONDS for loss limits (domain.ledger.loss_ledger's
+layout)}. Times are epoch seconds. Snapshots written before held the play per minute instead
+("ledger": {minute: [staked, won]}, "minute": the minute of the round being recorded); they are
+read into the same buckets replay builds (LossLedger.from_minutes).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.errors import SessionTimeLimit
+from domain.ledger.loss_ledger import EMPTY_LEDGER, LossLedger
 
 MINUTE = 60
 # Sessions closed by the session time limit stay in the guard (so their spins still answer
@@ -61,8 +64,7 @@ class Guard:
     excluded: bool
     excluded_until: float | None  # with `excluded`: None is permanent
     sessions: Mapping[str, GuardedSession]
-    ledger: Mapping[str, tuple[int, int]]  # minute -> (staked, won)
-    minute: str
+    losses: LossLedger
 
     def stored(self) -> dict[str, Any]:
         return {
@@ -70,25 +72,28 @@ class Guard:
             "pending": {k: [v.value, v.effective_at] for k, v in self.pending.items()},
             "excluded": [self.excluded_until] if self.excluded else None,
             "sessions": {k: v.stored() for k, v in self.sessions.items()},
-            "ledger": {k: [staked, won] for k, (staked, won) in self.ledger.items()},
-            "minute": self.minute,
+            "losses": self.losses.stored(),
         }
 
     @classmethod
     def from_stored(cls, stored: Mapping[str, Any]) -> Guard:
         excluded = stored["excluded"]
+        losses = (
+            LossLedger.from_stored(stored["losses"])
+            if "losses" in stored
+            else LossLedger.from_minutes(stored["ledger"], str(stored["minute"]))
+        )
         return cls(
             dict(stored["limits"]),
             {k: PendingLimit(v[0], v[1]) for k, v in stored["pending"].items()},
             excluded is not None,
             None if excluded is None else excluded[0],
             {k: GuardedSession.from_stored(v) for k, v in stored["sessions"].items()},
-            {k: (int(v[0]), int(v[1])) for k, v in stored["ledger"].items()},
-            str(stored["minute"]),
+            losses,
         )
 
 
-EMPTY_GUARD = Guard({}, {}, False, None, {}, {}, "")
+EMPTY_GUARD = Guard({}, {}, False, None, {}, EMPTY_LEDGER)
 
 
 # -- what events assign (copy-on-write) --------------------------------------------------------
@@ -98,7 +103,7 @@ def _with(guard: Guard, **changes: Any) -> Guard:
     fields = {
         "limits": guard.limits, "pending": guard.pending, "excluded": guard.excluded,
         "excluded_until": guard.excluded_until, "sessions": guard.sessions,
-        "ledger": guard.ledger, "minute": guard.minute, **changes,
+        "losses": guard.losses, **changes,
     }
     return Guard(**fields)
 
@@ -167,13 +172,7 @@ def _closed_by(session: GuardedSession, rule: str) -> GuardedSession:
 
 def with_round_started(guard: Guard, session_id: str, stake: int, at: float, keep: float) -> Guard:
     """A round began at `at` staking `stake`; play older than `keep` seconds is dropped."""
-    minute = str(int(at // MINUTE))
-    ledger = guard.ledger
-    oldest = int(at - keep) // MINUTE
-    if ledger and int(next(iter(ledger))) < oldest:
-        ledger = {k: v for k, v in ledger.items() if int(k) >= oldest}
-    staked, won = ledger.get(minute, (0, 0))
-    ledger = {**ledger, minute: (staked + stake, won)}
+    losses = guard.losses.with_round(at, stake, keep)
     session = guard.sessions.get(session_id)
     sessions = guard.sessions
     if session is not None:
@@ -183,18 +182,14 @@ def with_round_started(guard: Guard, session_id: str, stake: int, at: float, kee
         )
         sessions = {**sessions, session_id: played}
     return Guard(
-        guard.limits, guard.pending, guard.excluded, guard.excluded_until, sessions, ledger,
-        minute,
+        guard.limits, guard.pending, guard.excluded, guard.excluded_until, sessions, losses
     )
 
 
 def with_round_settled(guard: Guard, total_win: int) -> Guard:
-    minute = guard.minute
-    ledger = guard.ledger
-    if not minute or minute not in ledger:
+    losses = guard.losses.with_win(total_win)
+    if losses is guard.losses:
         return guard
-    staked, won = ledger[minute]
     return Guard(
-        guard.limits, guard.pending, guard.excluded, guard.excluded_until, guard.sessions,
-        {**ledger, minute: (staked, won + total_win)}, "",
+        guard.limits, guard.pending, guard.excluded, guard.excluded_until, guard.sessions, losses
     )

@@ -58,11 +58,12 @@ from domain.ledger.player_events import spin_fingerprint
 from domain.ledger.player_state import upcast_state_v1_v2
 from domain.ledger.protection import (
     Profile,
-    check_not_excluded,
+    check_age_band,
+    check_opening,
     check_reality_check_minutes,
     reality_check_due,
 )
-from domain.ledger.refusals import record_refusals
+from domain.ledger.refusals import record_refusals, refuse_if_excluded
 from domain.ledger.round_events import ROUND_EVENTS, json_value
 from domain.ledger.sessions import SessionEntry, idle_seconds, open_view, seconds_since
 
@@ -81,6 +82,7 @@ RECENT_SLACK = 64
 # A deposit that would pass it is refused; so is a spin whose largest possible win would.
 BALANCE_CAP = 2**53 - 1
 _NO_CAMPAIGNS: dict[str, Campaign] = {}
+_UNKNOWN_BAND: str | None = None
 
 
 class Player(Aggregate):
@@ -92,10 +94,12 @@ class Player(Aggregate):
     # existed has none in its state (both are only ever replaced, never changed in place).
     guard = EMPTY_GUARD  # unannotated: not a dataclass field
     free_rounds = _NO_CAMPAIGNS
+    age_band = _UNKNOWN_BAND  # the operator's verified band (AgeBandRecorded); None: unknown
 
     # Its events (domain.ledger.player_events, a round's in domain.ledger.round_events), named
     # on the class as the library expects.
     Event, Created, Registered = events.PlayerEvent, events.Created, events.Registered
+    AgeBandRecorded = events.AgeBandRecorded
     Deposited, Withdrawn = events.Deposited, events.Withdrawn
     WalletBalanceReported = events.WalletBalanceReported
     SessionOpened, SessionClosed = events.SessionOpened, events.SessionClosed
@@ -135,14 +139,19 @@ class Player(Aggregate):
     upcast_v1_v2 = staticmethod(upcast_state_v1_v2)
 
     @classmethod
-    def register(cls, player_id: str) -> Player:
+    def register(cls, player_id: str, age_band: object = None) -> Player:
+        """A new player; age_band: the operator's verified one (None: unknown)."""
         check_player_id(player_id)
-        return cls._create(
+        band = check_age_band(age_band)
+        player = cls._create(
             cls.Registered,
             id=player_aggregate_id(player_id),
             player_id=player_id,
             prev_hash=GENESIS,
         )
+        if band is not None:
+            player.trigger_event(cls.AgeBandRecorded, age_band=band)
+        return player
 
     def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
         super().trigger_event(event_class, prev_hash=self.chain_head, **kwargs)
@@ -237,7 +246,7 @@ class Player(Aggregate):
         if previous is not None:
             return int(previous)
         check_amount(amount)
-        self.refuse_if_excluded(at, f"a deposit of {amount}")
+        refuse_if_excluded(self, at, f"a deposit of {amount}")
         balance = self.balance + amount
         if balance > BALANCE_CAP:
             raise BalanceCap(f"a balance never passes {BALANCE_CAP}; {amount} would")
@@ -245,13 +254,6 @@ class Player(Aggregate):
             self.Deposited, amount=amount, request_id=request_id, balance_after=balance
         )
         return balance
-
-    def refuse_if_excluded(self, at: datetime, what: str) -> None:
-        """Refuse `what` (and record the refusal) while an exclusion lasts: no money in, no
-        promotion, in every profile (CONTRACT.md "Player protection")."""
-        record_refusals(
-            self, lambda: check_not_excluded(self.guard, at.timestamp(), what), "", None, at
-        )
 
     def withdraw(self, amount: int, request_id: str) -> int:
         previous = self.replayed(request_id, f"withdraw:{amount}")
@@ -296,7 +298,8 @@ class Player(Aggregate):
         sealed_seed: the server seed sealed by the application (never the seed itself)."""
         if session_id in self.sessions:
             raise ValueError("session ids are unique")
-        record_refusals(self, lambda: check_not_excluded(self.guard, at.timestamp()), "", None, at)
+        opening = (self.guard, profile, len(self.sessions), at.timestamp())
+        record_refusals(self, lambda: check_opening(*opening), "", None, at)
         interval = check_reality_check_minutes(reality_check_minutes, profile)
         self.trigger_event(
             self.SessionOpened, session_id=session_id, token_hash=token_hash,

@@ -47,6 +47,17 @@ class Registered(PlayerEvent, Aggregate.Created):
     player_id: str
 
 
+class AgeBandRecorded(PlayerEvent):
+    """The operator's verified age band of the player, at registration (CONTRACT.md "Player
+    protection": the uk stake limits by age)."""
+
+    TOPIC = "pumpkin:Player.AgeBandRecorded"
+    age_band: str
+
+    def apply(self, player: Player) -> None:
+        player.age_band = self.age_band
+
+
 # -- money ----------------------------------------------------------------------------------
 
 

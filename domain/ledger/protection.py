@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.errors import (
+    InvalidAgeBand,
     InvalidExclusion,
     InvalidLimits,
     InvalidRealityCheck,
@@ -20,6 +21,7 @@ from domain.errors import (
     PlayerExcluded,
     RealityCheckDue,
     RoundTooSoon,
+    SessionLimit,
     SessionTimeLimit,
     StakeLimit,
 )
@@ -39,9 +41,14 @@ LEDGER_SECONDS = max(LOSS_WINDOWS.values()) + MINUTE
 
 
 
+# The UK's stake limits on online slots by age (docs/PROTECTION.md): the operator's verified band.
+AGE_BANDS = ("18-24", "25+")
+
+
 @dataclass(frozen=True)
 class Profile:
-    """A jurisdiction's player-protection profile (CONTRACT.md, "Player protection")."""
+    """A jurisdiction's player-protection profile (CONTRACT.md "Player protection"; where each
+    rule comes from: docs/PROTECTION.md)."""
 
     name: str
     min_round_seconds: float
@@ -49,24 +56,60 @@ class Profile:
     reality_check_minutes: int | None
     autoplay: bool
     turbo: bool
+    jackpots: bool = True  # False: the game plays its no-jackpot model (de)
+    one_open_session: bool = False  # True: a second open session is refused (de)
+    # (band, max stake) by age band, where the stake limit depends on it (uk); a player of no
+    # known band gets the lowest.
+    max_stake_by_age_band: tuple[tuple[str, int], ...] = ()
+
+    def stake_cap(self, age_band: str | None) -> int | None:
+        """The profile's maximum stake for a player of this age band (None: unknown)."""
+        if not self.max_stake_by_age_band:
+            return self.max_stake
+        caps = dict(self.max_stake_by_age_band)
+        return caps.get(age_band or "", min(caps.values()))
 
     def document(self) -> dict[str, Any]:
         """The rules document's "jurisdiction"."""
-        return {
+        document: dict[str, Any] = {
             "name": self.name,
             "min_round_seconds": self.min_round_seconds,
             "max_stake": self.max_stake,
             "reality_check_minutes": self.reality_check_minutes,
             "autoplay": self.autoplay,
             "turbo": self.turbo,
+            "jackpots": self.jackpots,
         }
+        if self.max_stake_by_age_band:
+            document["max_stake_by_age_band"] = dict(self.max_stake_by_age_band)
+        return document
 
 
 PROFILES: dict[str, Profile] = {
     "none": Profile("none", 0, None, None, True, True),
-    "uk": Profile("uk", 2.5, 500, 60, False, False),
+    "uk": Profile(
+        "uk", 2.5, 500, 60, False, False, max_stake_by_age_band=(("18-24", 200), ("25+", 500))
+    ),
     "ontario": Profile("ontario", 2.5, None, 60, False, False),
+    "de": Profile("de", 5, 100, 60, False, False, jackpots=False, one_open_session=True),
 }
+
+
+def check_age_band(band: object) -> str | None:
+    """The operator's verified age band of a new player (None: unknown)."""
+    if band is not None and band not in AGE_BANDS:
+        raise InvalidAgeBand(f"age_band is one of {', '.join(AGE_BANDS)} (or absent: unknown)")
+    return band if isinstance(band, str) else None
+
+
+def profile_problems(profile: Profile, plays_jackpots: bool) -> list[str]:
+    """Why the service cannot play under `profile` with the model it has; empty when it can."""
+    if not profile.jackpots and plays_jackpots:
+        return [
+            f"the {profile.name} profile plays without jackpots, and the model in force has "
+            "them (no no-jackpot model of it is installed): no jackpot round may be served"
+        ]
+    return []
 
 
 def profile_named(name: str) -> Profile:
@@ -169,6 +212,16 @@ def check_not_excluded(guard: Guard, now: float, what: str = "") -> None:
         raise PlayerExcluded(f"{what} is refused: {why}" if what else why)
 
 
+def check_opening(guard: Guard, profile: Profile, open_sessions: int, now: float) -> None:
+    """The rules opening a session must pass: no exclusion, and where the profile allows one
+    game at a time, no second open session."""
+    check_not_excluded(guard, now)
+    if profile.one_open_session and open_sessions:
+        raise SessionLimit(
+            f"the {profile.name} profile allows one open session at a time: close it first"
+        )
+
+
 def session_expired(guard: Guard, session_id: str, now: float) -> bool:
     """Whether the session is past the player's session time limit (or closed for it)."""
     session = guard.sessions.get(session_id)
@@ -194,9 +247,11 @@ def check_round(
     profile: Profile,
     now: float,
     session_view: Callable[[], dict[str, Any]] | None = None,
+    age_band: str | None = None,
 ) -> None:
     """The rules an open session's spin must pass, in the order a player meets them.
-    session_view: the session object a due reality check answers with (CONTRACT.md)."""
+    session_view: the session object a due reality check answers with (CONTRACT.md); age_band:
+    the player's, for the profile's stake limit."""
     check_stake(stake)
     session = guard.sessions.get(session_id)
     if session is not None:
@@ -211,23 +266,26 @@ def check_round(
             raise RoundTooSoon(
                 f"rounds are at least {profile.min_round_seconds} s apart", math.ceil(wait)
             )
-    breach = limit_breach(guard, stake, now, profile.max_stake)
+    breach = limit_breach(guard, stake, now, profile.stake_cap(age_band))
     if breach is not None:
         raise breach
 
 
 def limit_breach(
-    guard: Guard, stake: int, now: float, profile_max_stake: int | None = None
+    guard: Guard, stake: int, now: float, profile_max_stake: int | None = None,
+    surely: bool = False,
 ) -> StakeLimit | LossLimit | None:
     """The limit in force that a round of `stake` at `now` would break, if any (the spin's
-    rule, and verify's when it replays a stored round: domain.ledger.replay_rules)."""
+    rule, and verify's when it replays a stored round: domain.ledger.replay_rules). surely:
+    judge the losses by their lower bound (verify names only a loss limit surely broken; the
+    spin refuses on the upper bound, so a round it allowed is never named)."""
     limits = limits_in_force(guard, now)
     caps = [c for c in (profile_max_stake, limits.get("max_stake")) if c is not None]
     if caps and stake > min(caps):
         return StakeLimit(f"the stake {stake} is above the maximum stake {min(caps)}")
     windows = {name: LOSS_WINDOWS[name] for name in LOSS_WINDOWS if name in limits}
     if windows:
-        for name, loss in losses(guard, windows, now).items():
+        for name, loss in guard.losses.losses(windows, now, least=surely).items():
             if loss + stake > limits[name]:
                 return LossLimit(
                     f"a loss of {loss} so far plus the stake {stake} would pass {name} "
@@ -237,20 +295,9 @@ def limit_breach(
 
 
 def losses(guard: Guard, windows: Mapping[str, int], now: float) -> dict[str, int]:
-    """Stakes minus wins in each rolling window (rounds started after now - window). Play is
-    kept per minute, so the minute the window's start falls in counts its stakes alone: never
-    less than the exact loss (its rounds inside the window staked at most that and won >= 0),
-    at most one minute's wins more, and exact again a minute later."""
-    totals = dict.fromkeys(windows, 0)
-    for minute, (staked, won) in guard.ledger.items():
-        begins = int(minute) * MINUTE
-        for name, seconds in windows.items():
-            start = now - seconds
-            if begins > start:
-                totals[name] += staked - won
-            elif begins + MINUTE > start:
-                totals[name] += staked
-    return totals
+    """Stakes minus wins in each rolling window: the rounds started after now - window, never
+    less than the exact loss (domain.ledger.loss_ledger says how the window's edge is kept)."""
+    return guard.losses.losses(windows, now)
 
 
 def reality_check_due(guard: Guard, session_id: str, now: float) -> bool:

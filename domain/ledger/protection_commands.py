@@ -42,7 +42,7 @@ def check_protection(
         if player.session_is_open(session_id):
             check_round(
                 player.guard, session_id, stake, profile, at,
-                lambda: player.session_view(session_id, now),
+                lambda: player.session_view(session_id, now), player.age_band,
             )
 
     record_refusals(player, judge, session_id, stake, now, server_seed)

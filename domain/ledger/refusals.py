@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from domain.errors import ProtectionRefusal, SessionTimeLimit
+from domain.ledger.protection import check_not_excluded
 
 if TYPE_CHECKING:
     from domain.ledger.player import Player
@@ -39,3 +40,11 @@ def record_refusals(
             revealed = None if server_seed is None else server_seed.hex()
             player.close_session(session_id, revealed, SessionTimeLimit.code, now)
         raise
+
+
+def refuse_if_excluded(player: Player, at: datetime, what: str) -> None:
+    """Refuse `what` (the refusal recorded) while an exclusion lasts: no money in and no
+    promotion for an excluded player, in every profile (CONTRACT.md "Player protection")."""
+    record_refusals(
+        player, lambda: check_not_excluded(player.guard, at.timestamp(), what), "", None, at
+    )

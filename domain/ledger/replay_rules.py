@@ -47,7 +47,7 @@ def _round_rules(player: Any, event: Any) -> list[tuple[str, str]]:
             why = campaign.ended or ("used up" if campaign.rounds_left <= 0 else "expired")
             broken.append(("free_round_overdrawn",
                            f"a free round of campaign {event.free_round!r}, {why}"))
-    breach = limit_breach(player.guard, event.stake, at)
+    breach = limit_breach(player.guard, event.stake, at, surely=True)
     if breach is not None:
         broken.append(("limit_broken", f"a limit in force was broken: {breach}"))
     return broken

@@ -29,6 +29,9 @@ class Body(BaseModel):
 
 class NewPlayer(Body):
     player_id: StrictStr = Field(json_schema_extra=schema_rules.PLAYER_ID)
+    # The operator's verified age band ("18-24" or "25+"; absent: unknown), judged by the domain
+    # (domain.ledger.protection.check_age_band): any other value is 422 invalid_age_band.
+    age_band: Any = Field(default=None, json_schema_extra={"enum": ["18-24", "25+"]})
 
 
 class MoneyMovement(Body):

@@ -51,7 +51,9 @@ OptionalEmpty = Annotated[Empty | None, Body()]
 @router.post("/players", status_code=201, response_model=PlayerCreated)
 def register_player(body: NewPlayer, caller: CallerDep, deps: Deps) -> PlayerCreated:
     caller.may_change_money()
-    deps.service.register_player(checks.player_id(body.player_id))
+    given = "age_band" in body.model_fields_set
+    band = checks.age_band(body.age_band) if given else None
+    deps.service.register_player(checks.player_id(body.player_id), band)
     return PlayerCreated(player_id=body.player_id)
 
 

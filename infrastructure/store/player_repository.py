@@ -32,8 +32,8 @@ class PlayerRepository:
         """The newest state this process holds, for reading only (None: not in memory)."""
         return self.cache.newest_known(player_aggregate_id(player_id))
 
-    def register(self, player_id: str) -> None:
-        player = Player.register(player_id)
+    def register(self, player_id: str, age_band: object = None) -> None:
+        player = Player.register(player_id, age_band)
         if not self.store.saved(player):
             raise PlayerExists(f"player {player_id!r} exists")
         self.cache.remember(player)

@@ -1,5 +1,6 @@
 """`pumpkin serve` refuses to start rather than serve badly: keys too short or equal (issue 17,
-finding 9), or a port another server already holds (finding 6)."""
+finding 9), a port another server already holds (finding 6), or a jurisdiction its model cannot
+play (`de` without a no-jackpot model, issue 26)."""
 
 from __future__ import annotations
 
@@ -84,3 +85,13 @@ def test_serve_refuses_a_port_another_server_holds(tmp_path: Path) -> None:
             pytest.fail("a second serve shared the port instead of refusing it")
     assert result.returncode == 3
     assert f"127.0.0.1:{port} is already in use" in result.stderr
+
+
+def test_serve_refuses_de_while_the_model_in_force_plays_jackpots(tmp_path: Path) -> None:
+    try:
+        result = _serve(tmp_path, "--port", str(_free_port()), PUMPKIN_JURISDICTION="de")
+    except subprocess.TimeoutExpired:
+        pytest.fail("serve started de with a model that plays jackpots")
+    assert result.returncode == 2
+    assert "PUMPKIN_JURISDICTION=de" in result.stderr
+    assert "no jackpot round may be served" in result.stderr

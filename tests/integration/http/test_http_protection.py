@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from http_support import AUDITOR, OPERATOR, Journey, bearer, settings_for
 from protection_support import FakeClock, protected
 
+from domain.ledger.protection import PROFILES
 from infrastructure.application import PumpkinApplication
 from infrastructure.bootstrap import build_http_app
 
@@ -43,7 +44,8 @@ def _limits(client: TestClient, journey: Journey, **limits: int | None) -> objec
 def test_the_rules_document_holds_the_jurisdiction(client: TestClient) -> None:
     assert client.get("/rules").json()["jurisdiction"] == {
         "name": "uk", "min_round_seconds": 2.5, "max_stake": 500,
-        "reality_check_minutes": 60, "autoplay": False, "turbo": False,
+        "reality_check_minutes": 60, "autoplay": False, "turbo": False, "jackpots": True,
+        "max_stake_by_age_band": {"18-24": 200, "25+": 500},
     }
 
 
@@ -200,3 +202,41 @@ def test_a_timed_exclusion_refuses_deposits_until_it_ends(
     funded = journey.deposit(700)
     assert funded.status_code == 201, funded.text
     assert funded.json() == {"balance": 5_700}
+
+
+def test_a_new_players_age_band_sets_the_uk_stake_limit(client: TestClient) -> None:
+    for band, allowed, refused in (("25+", 400, 600), ("18-24", 200, 400)):
+        player_id = f"band-{band.replace('+', 'plus')}"
+        made = client.post("/players", json={"player_id": player_id, "age_band": band},
+                           headers=bearer(OPERATOR))
+        assert made.status_code == 201, made.text
+        client.post(f"/players/{player_id}/deposits", json={"amount": 10_000, "request_id": "d"},
+                    headers=bearer(OPERATOR))
+        opened = client.post(f"/players/{player_id}/sessions", json={}, headers=bearer(OPERATOR))
+        spin = f"/sessions/{opened.json()['session_id']}/spins"
+        token = bearer(opened.json()["token"])
+        _error(client.post(spin, json={"stake": refused, "request_id": "r1"}, headers=token),
+               409, "stake_limit")
+        played = client.post(spin, json={"stake": allowed, "request_id": "r1"}, headers=token)
+        assert played.status_code == 200, played.text
+
+
+def test_an_age_band_other_than_the_two_is_422_invalid_age_band(client: TestClient) -> None:
+    for band in ("18-25", None, 25, ["25+"]):
+        answer = client.post("/players", json={"player_id": "odd", "age_band": band},
+                             headers=bearer(OPERATOR))
+        _error(answer, 422, "invalid_age_band")
+    assert client.get("/players/odd", headers=bearer(OPERATOR)).status_code == 404
+
+
+def test_de_allows_one_open_session_a_second_is_409_session_limit(
+    service: PumpkinApplication, clock: FakeClock
+) -> None:
+    service.profile = PROFILES["de"]
+    settings = settings_for().model_copy(update={"jurisdiction": "de"})
+    with TestClient(build_http_app(settings, service), raise_server_exceptions=False) as client:
+        assert client.get("/rules").json()["jurisdiction"]["jackpots"] is False
+        journey = Journey(client)
+        _error(client.post(f"/players/{journey.player_id}/sessions", json={},
+                           headers=bearer(OPERATOR)), 409, "session_limit")
+        _error(journey.spin(stake=200), 409, "stake_limit")

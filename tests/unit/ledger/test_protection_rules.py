@@ -78,7 +78,7 @@ def test_the_none_profile_has_no_minimum_round_time(service: PumpkinApplication)
 def test_a_stake_above_the_profiles_or_the_players_max_stake_is_refused(
     service: PumpkinApplication,
 ) -> None:
-    clock, player_id, session_id = protected_session(service, "uk")
+    clock, player_id, session_id = protected_session(service, "uk", age_band="25+")
     with pytest.raises(StakeLimit):
         service.spin(session_id, 600, "r1")
     service.spin(session_id, 400, "r1")
