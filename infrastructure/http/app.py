@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import hmac
 import inspect
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -43,6 +44,22 @@ _NO_TELEMETRY: dict[str, Any] = (
     if "telemetry" in inspect.signature(FastAPI).parameters
     else {}
 )
+
+
+def _credentialed(deps: HttpDeps, open_sessions: OpenSessionCache) -> Callable[[str], bool]:
+    """Whether a bearer secret names a key or a live token, from memory (AnonymousLimit)."""
+    keys = (deps.operator_key.encode(), deps.auditor_key.encode())
+    known = getattr(deps.service, "known_session_for_token", None)
+
+    def credentialed(secret: str) -> bool:
+        if any(hmac.compare_digest(secret.encode(), key) for key in keys):
+            return True
+        if open_sessions.get(secret) is not None:
+            return True
+        session = known(secret) if known is not None else None
+        return session is not None and bool(session.open)
+
+    return credentialed
 
 
 def create_app(
@@ -97,6 +114,11 @@ def create_app(
     if spin_lane:
         app.add_middleware(SpinLane)
     app.add_middleware(JsonBodies)
-    app.add_middleware(AnonymousLimit, limiter=app.state.limiter, metrics=deps.metrics)
+    app.add_middleware(
+        AnonymousLimit,
+        limiter=app.state.limiter,
+        metrics=deps.metrics,
+        credentialed=_credentialed(deps, app.state.open_sessions),
+    )
     app.add_middleware(RequestContext, metrics=deps.metrics, max_body_bytes=deps.max_body_bytes)
     return app

@@ -74,6 +74,20 @@ def test_requests_without_credentials_are_limited_by_address(service: Any) -> No
     assert client.get("/health", headers=bearer(OPERATOR)).status_code == 200  # not anonymous
 
 
+def test_a_credential_that_does_not_verify_is_anonymous_for_the_limit(service: Any) -> None:
+    """Issue 27 item 2: `Authorization: x` or a wrong bearer never skips the anonymous limit."""
+    for header in ("x", "Bearer wrong-secret-for-sure", "Basic b3BlcmF0b3I=", "Bearer "):
+        client = _client(service, anonymous_per_second=5)
+        statuses = [
+            client.get("/health", headers={"Authorization": header}).status_code
+            for _ in range(20)
+        ]
+        assert statuses.count(429) >= 10, (header, statuses)
+    client = _client(service, anonymous_per_second=5)
+    keyed = [client.get("/health", headers=bearer(OPERATOR)).status_code for _ in range(20)]
+    assert keyed == [200] * 20
+
+
 def test_every_process_of_a_server_draws_on_one_allowance() -> None:
     with shared_table_file() as path:
         first, second = SharedBuckets(path), SharedBuckets(path)

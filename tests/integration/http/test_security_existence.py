@@ -18,8 +18,9 @@ def test_another_players_data_answers_exactly_as_missing_data(api: TestClient) -
         ("POST", f"/sessions/{theirs.session_id}/close", f"/sessions/{'0' * 32}/close"),
         ("POST", f"/sessions/{theirs.session_id}/spins", f"/sessions/{'0' * 32}/spins"),
     ]
-    body = {"stake": 100, "request_id": "probe"}
+    spin = {"stake": 100, "request_id": "probe"}
     for method, theirs_path, missing_path in pairs:
+        body = spin if theirs_path.endswith("/spins") else None  # bodies are exact
         existing = api.request(method, theirs_path, json=body, headers=bearer(mine.token))
         missing = api.request(method, missing_path, json=body, headers=bearer(mine.token))
         assert existing.status_code == missing.status_code == 404, (theirs_path, existing.text)

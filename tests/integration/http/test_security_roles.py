@@ -155,7 +155,9 @@ def test_the_operator_cannot_play_for_a_player(
     assert application.recorder.max_notification_id() == before
 
 
-PUBLIC = {"/health", "/rules"}
+# Open to anyone (CONTRACT.md): the service's health and rules, and the transparency log's
+# checkpoint, key and consistency proofs (a witness or a player checks them with no role).
+PUBLIC = {"/health", "/rules", "/log/checkpoint", "/log/key", "/log/consistency"}
 
 
 def _routes(client: TestClient) -> list[tuple[str, str]]:
