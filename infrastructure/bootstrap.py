@@ -132,6 +132,7 @@ def build_http_app(
         pages_keys=PageKeys(settings.pages_key.get_secret_value(), settings.pages_key_file),
         console_sign_ins=console_sign_ins,
         currency=settings.currency,
+        public_url=settings.public_base_url(),
         wallet_owed=application.wallet_owed,
         background=application.background,
         transparency=transparency_log(settings, application),

@@ -104,6 +104,10 @@ def serve(
     except PortInUse as error:
         typer.echo(f"pumpkin: refusing to serve: {error}", err=True)
         raise typer.Exit(3) from None
+    if not settings.public_url:  # the links handed out name the address served (workers too)
+        listening = f"http://{where['host']}:{where['port']}"
+        os.environ["PUMPKIN_PUBLIC_URL"] = listening
+        settings = settings.model_copy(update={"public_url": listening})
     announce_generated_keys(settings)
     with_projections = projections and settings.serve_projections
     quiet: dict[str, Any] = {

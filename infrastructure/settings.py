@@ -63,6 +63,12 @@ class Settings(BaseSettings):
     wallet_url: str = ""
     wallet_secret: SecretStr = SecretStr("")
     currency: str = Field(default="EUR", pattern=r"^[A-Z]{3}$")
+    # The base of every URL the service hands out (replay links); never taken from a request's
+    # Host or X-Forwarded-* headers. Empty: http://<host>:<port>, the address `serve` listens on.
+    public_url: str = ""
+    # Addresses (comma-separated IPs or networks) whose X-Forwarded-For/-Proto are believed; from
+    # anyone else, and from everyone when empty, those headers are ignored.
+    trusted_proxies: str = ""
     wallet_timeout_seconds: float = Field(default=2.0, gt=0.0, le=30.0)
     # The wallet's API: CONTRACT.md's own ("pumpkin", HMAC-signed with wallet_secret) or Hub88's
     # supplier wallet API ("hub88", RSA-signed with the supplier's private key; Hub88's public
@@ -103,6 +109,20 @@ class Settings(BaseSettings):
         except UnsupportedDatabaseUrl as error:
             raise ValueError(f"PUMPKIN_DATABASE_URL is sqlite:///PATH or postgresql://...: "
                              f"{error}") from None
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, url: str) -> str:
+        if url and (not url.startswith(("http://", "https://")) or "?" in url or "#" in url):
+            raise ValueError("PUMPKIN_PUBLIC_URL is http(s)://HOST[:PORT][/PATH], no query")
+        return url.rstrip("/")
+
+    def public_base_url(self) -> str:
+        """Where the service is reached from outside: PUMPKIN_PUBLIC_URL, else its own address."""
+        return self.public_url or f"http://{self.host}:{self.port}"
+
+    def trusted_proxy_list(self) -> list[str]:
+        return [entry.strip() for entry in self.trusted_proxies.split(",") if entry.strip()]
 
     @field_validator("wallet_url")
     @classmethod

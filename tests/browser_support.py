@@ -30,10 +30,12 @@ T = TypeVar("T")
 @contextmanager
 def live_server(database_url: str) -> Iterator[str]:
     """The service as `pumpkin serve` runs it (projections in-process), on 127.0.0.1:<free>."""
-    runtime = build_runtime(settings_for(database_url), with_projections=True)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
+    settings = settings_for(database_url)
+    settings = settings.model_copy(update={"public_url": f"http://127.0.0.1:{port}"})
+    runtime = build_runtime(settings, with_projections=True)
     config = uvicorn.Config(runtime.http_app, log_config=None, access_log=False)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)

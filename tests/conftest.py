@@ -8,40 +8,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, ExitStack
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from eventsourcing.persistence import StoredEvent
 from fastapi.testclient import TestClient
+from store_kinds_support import STORES, fresh_postgres_database, open_store
 
 from infrastructure.application import PumpkinApplication
-from infrastructure.store.persistence import GroupCommitRecorder, temporary_postgres_database
+from infrastructure.store.persistence import GroupCommitRecorder
 
 # Services the tests start (in-process or as `pumpkin serve`) keep their seed key here, not in a
 # key file in the working directory (the default for a PostgreSQL store).
 os.environ.setdefault("PUMPKIN_SEED_KEY", "5eed" * 16)
-
-PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=5"
-STORES = ("sqlite", "postgres")
-
-
-def fresh_postgres_database() -> AbstractContextManager[str]:
-    """A new empty PostgreSQL database (its URL), dropped on exit."""
-    return temporary_postgres_database("pumpkin_test", PG_ADMIN)
-
-
-def sqlite_url(directory: Path) -> str:
-    return f"sqlite:///{directory / 'events.db'}"
-
-
-def open_store(kind: str, directory: Path, stack: ExitStack) -> str:
-    """A fresh empty event store of `kind` (one of STORES): a SQLite file in `directory`, or a
-    new PostgreSQL database dropped when `stack` closes."""
-    if kind == "sqlite":
-        return sqlite_url(directory)
-    return stack.enter_context(fresh_postgres_database())
-
 
 @pytest.fixture(params=STORES)
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
@@ -73,13 +52,6 @@ def group_commit_recorder(postgres_url: str) -> Iterator[GroupCommitRecorder]:
         recorder = app.recorder
         assert isinstance(recorder, GroupCommitRecorder)
         yield recorder
-
-
-def stored(aggregate: object, version: int) -> StoredEvent:
-    """A bare stored event: the recorder's unit, with no aggregate behind it."""
-    return StoredEvent(
-        originator_id=aggregate, originator_version=version, topic="test:Event", state=b"{}"
-    )
 
 
 @pytest.fixture

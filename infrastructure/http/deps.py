@@ -85,6 +85,8 @@ class HttpDeps:
     # The console's sign-ins, kept in the service's database (None: in this process only).
     console_sign_ins: SignIns | None = None
     currency: str = "EUR"  # ISO 4217: the play page shows money in it (PUMPKIN_CURRENCY)
+    # The base of the URLs handed out (PUMPKIN_PUBLIC_URL, else the address `serve` listens on).
+    public_url: str = "http://127.0.0.1:8000"
     # The seamless wallet's owed credits and rollbacks (None: the built-in wallet owes none).
     wallet_owed: Callable[[], list[dict[str, Any]]] | None = None
     # The transparency log (infrastructure.transparency.log_service.TransparencyLog; None: this

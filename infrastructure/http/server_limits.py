@@ -53,6 +53,10 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "h11_max_incomplete_event_size": settings.max_header_bytes,
         "timeout_keep_alive": settings.keep_alive_seconds,
         "limit_concurrency": settings.max_connections_per_worker,
+        # Proxy headers believed only from the operator's proxies (uvicorn's own default trusts
+        # 127.0.0.1): nobody else can choose their address or scheme with a header.
+        "proxy_headers": bool(settings.trusted_proxy_list()),
+        "forwarded_allow_ips": settings.trusted_proxy_list() or "",
     }
 
 

@@ -55,7 +55,7 @@ def make_replay_link(
     ttl = (body or ReplayLinkRequest()).ttl_seconds
     link = pages.signer.link(round_id, pages.clock(), ttl)
     expires_at = link.expires_at.isoformat().replace("+00:00", "Z")
-    url = str(request.base_url).rstrip("/") + link.path
+    url = deps.public_url + link.path  # never the request's Host (CONTRACT.md)
     return JSONResponse({"url": url, "expires_at": expires_at}, status_code=201)
 
 

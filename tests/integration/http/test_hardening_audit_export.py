@@ -12,10 +12,10 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import PG_ADMIN
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from http_support import AUDITOR, Journey, bearer, settings_for
+from store_kinds_support import PG_ADMIN
 
 from infrastructure.bootstrap import Runtime, build_runtime
 from projections.database import is_postgres, postgres_address

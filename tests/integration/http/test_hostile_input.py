@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import STORES, open_store
 from fastapi.testclient import TestClient
 from http_support import AUDITOR, OPERATOR, Journey, bearer, client_for, error_keys, unique
+from store_kinds_support import STORES, open_store
 
 from infrastructure.application import PumpkinApplication
 

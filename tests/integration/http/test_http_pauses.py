@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import sqlite_url
 from fastapi.testclient import TestClient
 from http_support import OPERATOR, bearer, client_for
+from store_kinds_support import sqlite_url
 
 from infrastructure.application import PumpkinApplication
 

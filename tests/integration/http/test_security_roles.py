@@ -11,9 +11,9 @@ from contextlib import ExitStack
 from typing import Any
 
 import pytest
-from conftest import STORES, open_store
 from fastapi.testclient import TestClient
 from http_support import AUDITOR, OPERATOR, Journey, bearer, client_for, unique
+from store_kinds_support import STORES, open_store
 
 from infrastructure.application import PumpkinApplication
 

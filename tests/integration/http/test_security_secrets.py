@@ -16,7 +16,6 @@ from typing import Any
 import psycopg
 import pytest
 import structlog
-from conftest import fresh_postgres_database
 from fastapi.testclient import TestClient
 from http_support import (
     AUDITOR,
@@ -28,6 +27,7 @@ from http_support import (
     settings_for,
     unique,
 )
+from store_kinds_support import fresh_postgres_database
 
 from infrastructure.application import PumpkinApplication
 from infrastructure.bootstrap import build_http_app

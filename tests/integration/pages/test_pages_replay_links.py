@@ -106,3 +106,28 @@ def test_pages_carry_a_strict_content_security_policy(client: TestClient) -> Non
         assert "unsafe-inline" not in policy and "frame-ancestors 'none'" in policy
         assert answer.headers["referrer-policy"] == "same-origin"
         assert "<script>" not in answer.text and " style=" not in answer.text
+
+
+def test_a_link_is_built_from_the_public_url_never_from_the_host_header(store_url: str) -> None:
+    """Issue 27 item 5: `Host: evil.example` gave a validly signed http://evil.example/... link."""
+    with served_client(store_url, public_url="https://games.example.com/pumpkin") as client:
+        j, round_id = played_round(client)
+        for headers in ({"Host": "evil.example"}, {"X-Forwarded-Host": "evil.example"}, {}):
+            made = client.post(
+                f"/rounds/{round_id}/replay-links",
+                json={},
+                headers={**bearer(j.token), **headers},
+            )
+            assert made.status_code == 201, made.text
+            url = made.json()["url"]
+            assert url.startswith(f"https://games.example.com/pumpkin/replay/{round_id}?"), url
+            assert "evil" not in url
+
+
+def test_without_a_public_url_links_name_the_address_the_service_listens_on(
+    store_url: str,
+) -> None:
+    with served_client(store_url, host="127.0.0.5", port=8123) as client:
+        j, round_id = played_round(client)
+        made = link_for(client, round_id, j.token, {})
+        assert made.json()["url"].startswith(f"http://127.0.0.5:8123/replay/{round_id}?")

@@ -12,10 +12,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from conftest import STORES, open_store
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from protection_support import FakeClock
+from store_kinds_support import STORES, open_store
 
 from domain.errors import ProtectionRefusal, RuleViolation
 from domain.ledger.player import Player

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import STORES, fresh_postgres_database
 from repo_paths import GOLDEN
+from store_kinds_support import STORES, fresh_postgres_database
 from typer.testing import CliRunner
 
 from infrastructure.application import PumpkinApplication

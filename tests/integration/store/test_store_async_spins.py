@@ -10,8 +10,8 @@ from uuid import uuid4
 
 import psycopg
 import pytest
-from conftest import stored
 from eventsourcing.persistence import IntegrityError, StoredEvent
+from store_kinds_support import stored
 
 from domain.errors import InsufficientFunds, SessionClosed
 from infrastructure.application import PumpkinApplication

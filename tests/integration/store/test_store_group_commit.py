@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from uuid import uuid4
 
-from conftest import stored
 from eventsourcing.persistence import IntegrityError
+from store_kinds_support import stored
 
 from infrastructure.store.persistence import GroupCommitRecorder, _Write
 

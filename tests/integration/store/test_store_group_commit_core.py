@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from uuid import uuid4
 
 import pytest
-from conftest import stored
 from eventsourcing.persistence import IntegrityError, StoredEvent
+from store_kinds_support import stored
 
 from infrastructure.store.group_commit import GroupQueue, Save, commit_group
 from infrastructure.store.run_blocking import at_once, run_blocking
