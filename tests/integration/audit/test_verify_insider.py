@@ -86,7 +86,7 @@ def test_a_session_opened_and_a_round_played_while_excluded_are_excluded_play(
     session_id = funded(service)
     service.exclude("ivy", None, "asked to")
     # A defect (or a forged history) that forgot the exclusion: the events still chain.
-    monkeypatch.setattr(player_module, "check_not_excluded", lambda *a: None)
+    monkeypatch.setattr(player_module, "check_opening", lambda *a: None)
     monkeypatch.setattr(protection_commands, "check_access", lambda *a: None)
     late, _ = service.open_session("ivy")
     service.spin(late, 20, "after")

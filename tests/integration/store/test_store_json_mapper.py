@@ -38,8 +38,12 @@ def test_fast_encoded_events_decode_to_what_the_library_encoding_decodes_to() ->
                 slow.originator_version,
                 slow.topic,
             )
-            assert vars(library.to_domain_event(fast)) == vars(library.to_domain_event(slow))
-            # And this mapper decodes what it wrote as the library's does (one decode of its own).
-            assert vars(app.mapper.to_domain_event(fast)) == vars(library.to_domain_event(fast))
+            decoded = vars(library.to_domain_event(fast))
+            # The fast encoding also marks the hash rule the event is chained under.
+            assert decoded.pop("chain_rule", 2) == 2
+            assert decoded == vars(library.to_domain_event(slow))
+            # And this mapper decodes what it wrote as the library's does (one decode of its own)
+            # (which reads the hash rule's mark back as the chain's, not as a field of the event).
+            assert vars(app.mapper.to_domain_event(fast)) == decoded
     finally:
         app.close()
