@@ -139,7 +139,7 @@ def base_sums(rng, P, level, hw_h, fs_h, n, g):
             stats[reel, 3] = 1.0 - fire
             stats[reel, 4] = (1.0 - fire) * value
             stats[reel, 5] = (1.0 - fire) * value * value
-        p_hw, c1, c2 = hold_and_win_moments(stats, level, g.respin_mean, g.respin_second)
+        p_hw, c1, c2 = hold_and_win_moments(stats, g.hw_level, g.respin_mean, g.respin_second)
         h1 = c1 * hw / 2
         h2 = c2 * hw * hw / 4
         f1 = 0.0
