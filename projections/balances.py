@@ -1,4 +1,10 @@
-"""Balances: each player's money and Spin Progress, as of the last event projected."""
+"""Balances: each player's money and Spin Progress, as of the last event projected.
+
+On the operator's seamless wallet the money is the wallet's: its last answer recorded on the
+player's wallet account (a balance asked at session open, a credit's or rollback's
+acknowledgement) is the balance shown, as the player state shows it; until there is one, the
+player's own (the debit's answer, the rounds' balance_after).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +13,27 @@ from typing import Any
 
 from domain.game.progress import NEW_PLAYER, multiplier_of
 from domain.ledger.recorded_progress import recorded_halves
+from domain.ledger.event_names import stored_name
+from domain.ledger.wallet_account import WalletAccount, wallet_account_id
 from projections.events import RecordedEvent
 from projections.recorders import Sql, View
 
 # What a settled round leaves behind (also what a StakePlaced says, but about before the round).
 # The view shows the multipliers as numbers, as the player state does; the events record halves.
 _PROGRESS = ("level", "spins_to_next_level", "hold_and_win_multiplier", "free_spins_multiplier")
-_COLUMNS = ("player_id", "balance", *_PROGRESS, "last_round_id", "position", "updated_at")
+_COLUMNS = (
+    "player_id", "balance", *_PROGRESS, "last_round_id", "position", "updated_at", "account_id",
+)
+# The wallet account's events that carry the operator's wallet's answer (`balance`).
+_WALLET_ANSWERS = frozenset(
+    stored_name(answer) for answer in (WalletAccount.BalanceReported, WalletAccount.Acknowledged)
+)
+# What the view shows: the wallet's last answer, else the player's own balance.
+SHOWN = (
+    "stream_id, player_id, COALESCE(wallet_balance, balance) AS balance, level, "
+    "spins_to_next_level, hold_and_win_multiplier, free_spins_multiplier, last_round_id, "
+    "position, updated_at"
+)
 
 
 class BalancesView(View):
@@ -26,7 +46,9 @@ class BalancesView(View):
             "player_id TEXT NOT NULL UNIQUE, balance BIGINT NOT NULL, level INTEGER NOT NULL, "
             "spins_to_next_level INTEGER, hold_and_win_multiplier {real} NOT NULL, "
             "free_spins_multiplier {real} NOT NULL, last_round_id TEXT, "
-            "position BIGINT NOT NULL, updated_at {timestamp} NOT NULL)"
+            "position BIGINT NOT NULL, updated_at {timestamp} NOT NULL, "
+            "account_id TEXT NOT NULL, wallet_balance BIGINT)",
+            "CREATE INDEX IF NOT EXISTS view_balances_account ON view_balances (account_id)",
         ]
 
     def apply(self, db: Sql, events: Sequence[RecordedEvent]) -> None:
@@ -34,7 +56,13 @@ class BalancesView(View):
         # to one write per player: the fields its events set, the last one winning.
         registered: dict[str, dict[str, Any]] = {}
         changed: dict[str, dict[str, Any]] = {}
+        answered: dict[str, int] = {}  # wallet account -> the wallet's last answer
         for event in events:
+            if event.topic in _WALLET_ANSWERS:
+                balance = event.data.get("balance")
+                if isinstance(balance, int) and not isinstance(balance, bool):
+                    answered[event.stream_id] = balance
+                continue
             fields = _fields_set_by(event)
             fields.update(position=event.position, updated_at=db.dialect.time(event.timestamp))
             if event.name == "Registered":
@@ -56,11 +84,17 @@ class BalancesView(View):
             db.execute_many(
                 f"UPDATE view_balances SET {assignments} WHERE stream_id = :stream_id", rows
             )
+        db.execute_many(
+            "UPDATE view_balances SET wallet_balance = :balance WHERE account_id = :account_id",
+            ({"account_id": a, "balance": b} for a, b in answered.items()),
+        )
 
 
 def _new_player(event: RecordedEvent) -> dict[str, Any]:
+    player_id = str(event.data.get("player_id", event.stream_id))
     return {
-        "player_id": str(event.data.get("player_id", event.stream_id)),
+        "player_id": player_id,
+        "account_id": str(wallet_account_id(player_id)),
         "balance": 0,
         "level": NEW_PLAYER.level,
         "spins_to_next_level": NEW_PLAYER.spins_to_next_level,

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from domain.ledger.round_features import FEATURE_EVENTS
-from projections import console_reads
+from projections import balances, console_reads
 from projections.database import (
     HasDatabaseUrl,
     database_url_of,
@@ -119,8 +119,9 @@ class RecallReader:
     def balance(self, player_id: str) -> dict[str, Any] | None:
         """The player state of docs/CONTRACT.md, plus the last round id."""
         rows = self._all(
-            "SELECT player_id, balance, level, spins_to_next_level, hold_and_win_multiplier, "
-            "free_spins_multiplier, last_round_id FROM view_balances WHERE player_id = :id",
+            "SELECT player_id, COALESCE(wallet_balance, balance) AS balance, level, "
+            "spins_to_next_level, hold_and_win_multiplier, free_spins_multiplier, last_round_id "
+            "FROM view_balances WHERE player_id = :id",
             {"id": player_id},
         )
         if not rows:
@@ -131,7 +132,10 @@ class RecallReader:
         return row
 
     def balances(self) -> list[dict[str, Any]]:
-        return [dict(row) for row in self._all("SELECT * FROM view_balances ORDER BY player_id")]
+        return [
+            dict(row)
+            for row in self._all(f"SELECT {balances.SHOWN} FROM view_balances ORDER BY player_id")
+        ]
 
     # -- the console -----------------------------------------------------------------------------
 
