@@ -1,9 +1,9 @@
 """Balances: each player's money and Spin Progress, as of the last event projected.
 
-On the operator's seamless wallet the money is the wallet's: its last answer recorded on the
-player's wallet account (a balance asked at session open, a credit's or rollback's
-acknowledgement) is the balance shown, as the player state shows it; until there is one, the
-player's own (the debit's answer, the rounds' balance_after).
+On the operator's seamless wallet the money is the wallet's: the last balance recorded, in
+store order, is the one shown, be it the player's own (the rounds' balance_after, the debit's
+answer) or the wallet's answer recorded on the player's wallet account (the balance asked at
+session open, a credit's or rollback's acknowledgement).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain.game.progress import NEW_PLAYER, multiplier_of
-from domain.ledger.recorded_progress import recorded_halves
 from domain.ledger.event_names import stored_name
+from domain.ledger.recorded_progress import recorded_halves
 from domain.ledger.wallet_account import WalletAccount, wallet_account_id
 from projections.events import RecordedEvent
 from projections.recorders import Sql, View
@@ -28,12 +28,8 @@ _COLUMNS = (
 _WALLET_ANSWERS = frozenset(
     stored_name(answer) for answer in (WalletAccount.BalanceReported, WalletAccount.Acknowledged)
 )
-# What the view shows: the wallet's last answer, else the player's own balance.
-SHOWN = (
-    "stream_id, player_id, COALESCE(wallet_balance, balance) AS balance, level, "
-    "spins_to_next_level, hold_and_win_multiplier, free_spins_multiplier, last_round_id, "
-    "position, updated_at"
-)
+# What the view shows (its account_id only finds the player of a wallet account's events).
+SHOWN = ", ".join(("stream_id", *(c for c in _COLUMNS if c != "account_id")))
 
 
 class BalancesView(View):
@@ -47,30 +43,42 @@ class BalancesView(View):
             "spins_to_next_level INTEGER, hold_and_win_multiplier {real} NOT NULL, "
             "free_spins_multiplier {real} NOT NULL, last_round_id TEXT, "
             "position BIGINT NOT NULL, updated_at {timestamp} NOT NULL, "
-            "account_id TEXT NOT NULL, wallet_balance BIGINT)",
+            "account_id TEXT NOT NULL)",
             "CREATE INDEX IF NOT EXISTS view_balances_account ON view_balances (account_id)",
         ]
+
+    def __init__(self) -> None:
+        # wallet account -> its player's stream: both follow from the player id, so what is
+        # remembered (even from a transaction that rolled back) is never wrong.
+        self.players_of_accounts: dict[str, str] = {}
 
     def apply(self, db: Sql, events: Sequence[RecordedEvent]) -> None:
         # Every field an event sets is absolute (balance_after, level...), so a batch collapses
         # to one write per player: the fields its events set, the last one winning.
         registered: dict[str, dict[str, Any]] = {}
         changed: dict[str, dict[str, Any]] = {}
-        answered: dict[str, int] = {}  # wallet account -> the wallet's last answer
         for event in events:
-            if event.topic in _WALLET_ANSWERS:
-                balance = event.data.get("balance")
-                if isinstance(balance, int) and not isinstance(balance, bool):
-                    answered[event.stream_id] = balance
-                continue
-            fields = _fields_set_by(event)
-            fields.update(position=event.position, updated_at=db.dialect.time(event.timestamp))
             if event.name == "Registered":
-                registered[event.stream_id] = _new_player(event) | fields
-            elif event.stream_id in registered:
-                registered[event.stream_id].update(fields)
+                registered[event.stream_id] = _new_player(event)
+                self.players_of_accounts[registered[event.stream_id]["account_id"]] = (
+                    event.stream_id
+                )
+        for event in events:
+            stream_id = event.stream_id
+            if event.topic in _WALLET_ANSWERS:
+                player = self._player_of_account(db, event.stream_id)
+                balance = event.data.get("balance")
+                if player is None or not isinstance(balance, int) or isinstance(balance, bool):
+                    continue
+                fields: dict[str, Any] = {"balance": balance}
+                stream_id = player
             else:
-                changed.setdefault(event.stream_id, {}).update(fields)
+                fields = _fields_set_by(event)
+            fields.update(position=event.position, updated_at=db.dialect.time(event.timestamp))
+            if stream_id in registered:
+                registered[stream_id].update(fields)
+            else:
+                changed.setdefault(stream_id, {}).update(fields)
         db.execute_many(
             f"INSERT INTO view_balances (stream_id, {', '.join(_COLUMNS)}) "
             f"VALUES (:stream_id, {', '.join(':' + c for c in _COLUMNS)})",
@@ -84,10 +92,18 @@ class BalancesView(View):
             db.execute_many(
                 f"UPDATE view_balances SET {assignments} WHERE stream_id = :stream_id", rows
             )
-        db.execute_many(
-            "UPDATE view_balances SET wallet_balance = :balance WHERE account_id = :account_id",
-            ({"account_id": a, "balance": b} for a, b in answered.items()),
-        )
+
+    def _player_of_account(self, db: Sql, account_id: str) -> str | None:
+        """The stream of the player whose wallet account `account_id` is (None: unknown)."""
+        if account_id not in self.players_of_accounts:
+            row = db.one(
+                "SELECT stream_id FROM view_balances WHERE account_id = :account_id",
+                {"account_id": account_id},
+            )
+            if row is None:
+                return None
+            self.players_of_accounts[account_id] = str(row["stream_id"])
+        return self.players_of_accounts[account_id]
 
 
 def _new_player(event: RecordedEvent) -> dict[str, Any]:

@@ -34,7 +34,6 @@ from infrastructure.wallet.wiring import wallet_for
 
 WALLETS = ("builtin", "seamless")
 SECRET = "wallet-secret-for-tests"  # PUMPKIN_SECRET, the reference wallet's too
-PROTOCOLS = ("pumpkin", "hub88")
 T = TypeVar("T")
 
 

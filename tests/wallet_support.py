@@ -14,14 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fastapi.testclient import TestClient
-from http_support import OPERATOR, bearer, on_operators_wallet, settings_for, unique
-from wallet_kinds_support import (  # noqa: F401 - the wallet tests' names, kept here
-    PROTOCOLS,
-    SECRET,
-    hub88_keys,
-    reference_wallet,
-    write_hub88_keys,
-)
+from http_support import AUDITOR, OPERATOR, bearer, on_operators_wallet, settings_for, unique
 
 from infrastructure.bootstrap import build_runtime
 from infrastructure.wallet.reference import ReferenceWallet
@@ -89,6 +82,14 @@ class WalletPlayer:
             body["free_round"] = free_round
         return self.client.post(f"/sessions/{self.session_id}/spins", json=body,
                                 headers=bearer(self.token))
+
+
+def owed(client: TestClient) -> list[dict[str, Any]]:
+    """What the service owes the wallet, as GET /audit/wallet?status=owed answers."""
+    answer = client.get("/audit/wallet?status=owed", headers=bearer(AUDITOR))
+    assert answer.status_code == 200, answer.text
+    items: list[dict[str, Any]] = answer.json()["owed"]
+    return items
 
 
 def applied(wallet: ReferenceWallet, call: str, player_id: str) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from projections.export import export_audit
 from projections.queries import RecallReader
 from projections.recorders import Sql
 from projections.rounds import RoundsView
-from projections.runner import ProjectionsRunner, rebuild, start_in_process
+from projections.runner import ProjectionsRunner, ViewFailing, rebuild, start_in_process
 
 # The player state's, not the balance view's: protection, and the seamless wallet's currency.
 STATE_ONLY = ("excluded", "excluded_until", "currency")
@@ -297,7 +297,7 @@ def test_a_failing_view_does_not_hold_the_others_back_and_catches_up_once_fixed(
     runner = ProjectionsRunner(store_url)
     try:
         monkeypatch.setattr(RoundsView, "apply", broken)
-        with pytest.raises(RuntimeError):
+        with pytest.raises(ViewFailing, match="a bug in the rounds view"):
             runner.catch_up()
         reached = {p.name: p.position for p in runner.projections}
         assert reached == {
