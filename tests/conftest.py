@@ -22,6 +22,17 @@ from infrastructure.store.persistence import GroupCommitRecorder
 # key file in the working directory (the default for a PostgreSQL store).
 os.environ.setdefault("PUMPKIN_SEED_KEY", "5eed" * 16)
 
+
+@pytest.fixture(autouse=True)
+def environment_restored() -> Iterator[None]:
+    """What a test (or `serve` run in-process, which names its public URL and keys in the
+    environment for its workers) sets in os.environ ends with the test."""
+    saved = dict(os.environ)
+    yield
+    if os.environ != saved:
+        os.environ.clear()
+        os.environ.update(saved)
+
 @pytest.fixture(params=STORES)
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh empty event store: a SQLite file or a new PostgreSQL database."""

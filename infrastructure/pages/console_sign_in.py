@@ -103,7 +103,8 @@ def locked_out(request: Request, _exc: Exception) -> Response:
 
 
 def to_console(path: str = "/console") -> RedirectResponse:
-    return RedirectResponse(path, status_code=303)
+    """A redirect that may set or clear the sign-in cookie (a session token): never cached."""
+    return RedirectResponse(path, status_code=303, headers={"Cache-Control": "no-store"})
 
 
 def refused(message: str) -> HTMLResponse:
