@@ -1,9 +1,10 @@
 """Balances: each player's money and Spin Progress, as of the last event projected.
 
 On the operator's seamless wallet the money is the wallet's: the last balance recorded, in
-store order, is the one shown, be it the player's own (the rounds' balance_after, the debit's
-answer) or the wallet's answer recorded on the player's wallet account (the balance asked at
-session open, a credit's or rollback's acknowledgement).
+store order, is the one shown (SHOWN_BALANCE), be it the player's own (`balance`: the rounds'
+balance_after, the debit's answer; what `pumpkin verify` compares with the replayed player) or
+the wallet's answer recorded on the player's wallet account (`wallet_balance`, at
+`wallet_position`: the balance asked at session open, a credit's or rollback's acknowledgement).
 """
 
 from __future__ import annotations
@@ -28,8 +29,14 @@ _COLUMNS = (
 _WALLET_ANSWERS = frozenset(
     stored_name(answer) for answer in (WalletAccount.BalanceReported, WalletAccount.Acknowledged)
 )
-# What the view shows (its account_id only finds the player of a wallet account's events).
-SHOWN = ", ".join(("stream_id", *(c for c in _COLUMNS if c != "account_id")))
+_STORED = (*_COLUMNS, "wallet_balance", "wallet_position")
+SHOWN_BALANCE = (
+    "CASE WHEN wallet_position > position THEN wallet_balance ELSE balance END AS balance"
+)
+# What the view shows of a player (account_id only finds the player of an account's events).
+SHOWN = ", ".join(
+    ("stream_id", *(SHOWN_BALANCE if c == "balance" else c for c in _COLUMNS if c != "account_id"))
+)
 
 
 class BalancesView(View):
@@ -43,7 +50,7 @@ class BalancesView(View):
             "spins_to_next_level INTEGER, hold_and_win_multiplier {real} NOT NULL, "
             "free_spins_multiplier {real} NOT NULL, last_round_id TEXT, "
             "position BIGINT NOT NULL, updated_at {timestamp} NOT NULL, "
-            "account_id TEXT NOT NULL)",
+            "account_id TEXT NOT NULL, wallet_balance BIGINT, wallet_position BIGINT)",
             "CREATE INDEX IF NOT EXISTS view_balances_account ON view_balances (account_id)",
         ]
 
@@ -70,18 +77,23 @@ class BalancesView(View):
                 balance = event.data.get("balance")
                 if player is None or not isinstance(balance, int) or isinstance(balance, bool):
                     continue
-                fields: dict[str, Any] = {"balance": balance}
+                # Beside the player's own: `position` is the player's stream's (verify checks
+                # both against the replayed player).
+                fields: dict[str, Any] = {"wallet_balance": balance,
+                                          "wallet_position": event.position}
                 stream_id = player
             else:
                 fields = _fields_set_by(event)
-            fields.update(position=event.position, updated_at=db.dialect.time(event.timestamp))
+                fields.update(
+                    position=event.position, updated_at=db.dialect.time(event.timestamp)
+                )
             if stream_id in registered:
                 registered[stream_id].update(fields)
             else:
                 changed.setdefault(stream_id, {}).update(fields)
         db.execute_many(
-            f"INSERT INTO view_balances (stream_id, {', '.join(_COLUMNS)}) "
-            f"VALUES (:stream_id, {', '.join(':' + c for c in _COLUMNS)})",
+            f"INSERT INTO view_balances (stream_id, {', '.join(_STORED)}) "
+            f"VALUES (:stream_id, {', '.join(':' + c for c in _STORED)})",
             ({"stream_id": stream_id, **row} for stream_id, row in registered.items()),
         )
         by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
@@ -117,6 +129,8 @@ def _new_player(event: RecordedEvent) -> dict[str, Any]:
         "hold_and_win_multiplier": NEW_PLAYER.hold_and_win_multiplier,
         "free_spins_multiplier": NEW_PLAYER.free_spins_multiplier,
         "last_round_id": None,
+        "wallet_balance": None,
+        "wallet_position": None,
     }
 
 

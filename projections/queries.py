@@ -120,8 +120,9 @@ class RecallReader:
     def balance(self, player_id: str) -> dict[str, Any] | None:
         """The player state of docs/CONTRACT.md, plus the last round id."""
         rows = self._all(
-            "SELECT player_id, balance, level, spins_to_next_level, hold_and_win_multiplier, "
-            "free_spins_multiplier, last_round_id FROM view_balances WHERE player_id = :id",
+            f"SELECT player_id, {balances.SHOWN_BALANCE}, level, spins_to_next_level, "
+            "hold_and_win_multiplier, free_spins_multiplier, last_round_id "
+            "FROM view_balances WHERE player_id = :id",
             {"id": player_id},
         )
         if not rows:
