@@ -272,12 +272,14 @@ def build_console_sign_ins(settings: Settings, application: PumpkinApplication) 
 
 def start_sweeper(settings: Settings, application: PumpkinApplication) -> Callable[[], object]:
     """The background closes of idle sessions, and the transparency log following the store
-    with its periodic signed checkpoint; returns how to stop them."""
+    with its periodic signed checkpoint (built by one process per store: the lease's holder);
+    returns how to stop them."""
     from infrastructure.audit.checkpoint_commands import signing_key_file
     from infrastructure.audit.checkpoints import load_signing_key
     from infrastructure.sessions.session_sweeper import Sweeper
     from infrastructure.transparency.log_builder import LogBuilder
     from infrastructure.transparency.log_follower import LogFollower
+    from infrastructure.transparency.log_lease import LogLease
 
     store = application.store
     builder = LogBuilder(store)
@@ -290,7 +292,8 @@ def start_sweeper(settings: Settings, application: PumpkinApplication) -> Callab
             log.info("checkpoint_signed", tree_size=int(signed.split("\n")[1]))
 
     sweeper = Sweeper(application, store, settings.session_idle_seconds).start()
-    follower = LogFollower(builder, checkpoint, settings.checkpoint_seconds).start()
+    follower = LogFollower(builder, checkpoint, settings.checkpoint_seconds,
+                           LogLease(settings.database_url)).start()
 
     def stop() -> None:
         sweeper.stop()

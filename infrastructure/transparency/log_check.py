@@ -48,8 +48,9 @@ def roots_from(
     roots = {0: EMPTY_ROOT} if 0 in sizes else {}
     if frontier.size in sizes:
         roots[frontier.size] = frontier.root()
+    push = frontier.push
     for _, digest in leaves:
-        frontier.append(digest)
+        push(digest)
         if frontier.size in sizes:
             roots[frontier.size] = frontier.root()
     return frontier.size, roots
