@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from http_support import AUDITOR, OPERATOR, Journey, bearer, settings_for, unique
-from wallet_support import SECRET, MovableClock, WalletPlayer, applied, wallet_service
+from wallet_kinds_support import SECRET
+from wallet_support import MovableClock, WalletPlayer, applied, wallet_service
 
 from infrastructure.bootstrap import build_runtime
 from infrastructure.promotions.free_round_expiry import FreeRoundExpiry
