@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
+from infrastructure import cli_math
 from infrastructure.logging import configure_logging
 from infrastructure.settings import Settings
 
@@ -27,6 +28,7 @@ projections_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(projections_app, name="projections")
+cli_math.register(app)  # simulate, math, rules, tune
 
 
 def _settings() -> Settings:
@@ -361,5 +363,3 @@ def with_ray_default(args: list[str]) -> list[str]:
 def main() -> None:
     app(args=with_ray_default(sys.argv[1:]))
 
-
-from infrastructure import cli_math  # noqa: E402,F401  (registers simulate, math, rules, tune)

@@ -1,5 +1,5 @@
-"""`pumpkin simulate`, `math`, `rules` and `tune`: the math model's commands (registered on
-infrastructure.cli's app). Without --variant they read the RTP variant in force
+"""`pumpkin simulate`, `math`, `rules` and `tune`: the math model's commands (`register` puts
+them on infrastructure.cli's app). Without --variant they read the RTP variant in force
 (PUMPKIN_RTP_VARIANT), with --no-jackpots (or where PUMPKIN_JURISDICTION forbids jackpots) its
 no-jackpot model."""
 
@@ -10,7 +10,9 @@ from typing import Annotated
 
 import typer
 
-from infrastructure.cli import _exit_with, app
+
+def _exit_with(code: object) -> None:
+    raise typer.Exit(int(code) if isinstance(code, int) else 0)
 
 HwMult = Annotated[
     float, typer.Option("--hw-mult", help="Hold & Win multiplier at level 5 (1.5-3).")
@@ -27,7 +29,6 @@ NoJackpots = Annotated[
 ]
 
 
-@app.command()
 def simulate(
     spins: Annotated[int, typer.Option(help="How many rounds to play.", min=1)],
     level: Annotated[int, typer.Option(help="Spin Progress level the rounds start at (0-5).")] = 0,
@@ -63,7 +64,6 @@ def simulate(
     ))
 
 
-@app.command("math")
 def math_figures(
     level: Annotated[
         int | None, typer.Option(help="One state's level (0-5); all 21 states without it.")
@@ -90,7 +90,6 @@ def math_figures(
     ))
 
 
-@app.command()
 def rules(
     json_out: Annotated[bool, typer.Option("--json", help="Print the document as JSON.")] = False,
     variant: Variant = None,
@@ -102,7 +101,6 @@ def rules(
     _exit_with(print_rules(json_out=json_out, variant=variant, no_jackpots=no_jackpots))
 
 
-@app.command()
 def tune(
     name: Annotated[str, typer.Option(help="The new model's name, e.g. pumpkin-v3-94.")],
     rtp: Annotated[float, typer.Option(help="The target RTP of every state, e.g. 0.94.")],
@@ -128,3 +126,10 @@ def tune(
         base_model(base), name, rtp, max_win, not no_jackpots, rounds, workers, out or MODELS
     )
     typer.echo(model.version)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(simulate)
+    app.command("math")(math_figures)
+    app.command()(rules)
+    app.command()(tune)

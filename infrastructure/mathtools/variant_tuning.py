@@ -28,6 +28,7 @@ import structlog
 
 from domain.game.calculator import state_math
 from domain.game.journey import overall_odds
+from domain.game.model import UNLOCK_LEVEL as UNLOCK
 from domain.game.model import MathModel, all_states, model_for, registry, state_key
 from infrastructure.mathtools.max_win import estimate_all
 from infrastructure.mathtools.model_v2 import state_table, trim_knob
@@ -86,7 +87,19 @@ def trim(
     tolerance: float = TOLERANCE,
 ) -> dict[str, int]:
     """The table with its trim knob moved (secant) until the computed RTP is within tolerance."""
-    knob = trim_knob(state[0])
+    return trim_with(d, state, table, target, excess, trim_knob(state[0]), tolerance)
+
+
+def trim_with(
+    d: dict[str, Any],
+    state: tuple[int, int, int],
+    table: dict[str, int],
+    target: float,
+    excess: float,
+    knob: str,
+    tolerance: float = TOLERANCE,
+) -> dict[str, int]:
+    """The table with `knob` moved (secant) until the computed RTP is within tolerance."""
     x0, r0 = table[knob], rtp_of(d, state, table, excess)
     if abs(r0 - target) < tolerance:
         return table
@@ -121,6 +134,33 @@ def tune_states(
         if with_trim:
             table = trim(d, state, table, target, excess.get(key, 0.0))
         d["states"][key] = table
+
+
+def lower_states(a: tuple[int, int, int]) -> list[tuple[int, int, int]]:
+    """The states of a lower level, or of the same level with no higher multipliers."""
+    return [
+        b
+        for b in all_states()
+        if b != a and (b[0] < a[0] or (b[0] == a[0] and b[1] <= a[1] and b[2] <= a[2]))
+    ]
+
+
+def monotone(d: dict[str, Any], target: float, excess: Excess) -> list[str]:
+    """A trimmed knob that rose above a lower state's goes down to it, and the state's scatter
+    (which has room: it scales by k^(1/3)) takes up the RTP; returns the states changed."""
+    changed = []
+    for a in all_states():
+        key = state_key(*a)
+        table = d["states"][key]
+        knob = trim_knob(a[0])
+        unlocked = [b for b in lower_states(a) if b[0] >= UNLOCK.get(knob, 0)]
+        ceiling = min((d["states"][state_key(*b)][knob] for b in unlocked), default=table[knob])
+        if table[knob] <= ceiling:
+            continue
+        table = {**table, knob: ceiling}
+        d["states"][key] = trim_with(d, a, table, target, excess.get(key, 0.0), "scatter_ppm")
+        changed.append(key)
+    return changed
 
 
 def initial(base: MathModel, name: str, rtp: float, max_win: int, jackpots: bool) -> dict[str, Any]:
@@ -160,6 +200,7 @@ def build(
         excess = first_excess
     log.info("excess", by_state={k: round(v, 7) for k, v in excess.items()})
     tune_states(d, rtp, excess, with_trim=True)
+    monotone(d, rtp, excess)
     figures = estimate_all(MathModel(d), rounds, PILOT, workers, REACHING, ITERATIONS)
     for _ in range(3):
         final = {state_key(*s): 0.0 for s in all_states()} | excess_of(figures)
@@ -175,6 +216,7 @@ def build(
             key = state_key(*state)
             if key in off:
                 d["states"][key] = trim(d, state, d["states"][key], rtp, final[key])
+        off |= set(monotone(d, rtp, final))
         again = estimate_all(MathModel(d), rounds, PILOT, workers, sorted(off), ITERATIONS)
         figures = {**figures, "model_version": again["model_version"]}
         figures["states"] = {**figures["states"], **again["states"]}

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from domain.game.model import model_named
-from domain.game.variants import variant_named
-from domain.ledger.protection import Profile
+from domain.game.variants import variant_named, variants
+from domain.ledger.protection import PROFILES, Profile
 from infrastructure.application import PumpkinApplication
 from infrastructure.audit.verification import verify_store
 
@@ -27,33 +27,31 @@ def _versions(rounds: list[dict[str, Any]]) -> set[str]:
 
 
 def test_rounds_of_every_variant_and_no_jackpot_model_verify(service: PumpkinApplication) -> None:
-    played = {"default": _versions(_play(service, "p96", 40))}
-    for variant in ("94", "92"):
-        service.rules.variant = variant
-        played[variant] = _versions(_play(service, f"p{variant}", 40))
-    service.profile = NO_JACKPOTS
-    played["94-nj"] = _versions(_play(service, "p94nj", 40))
-    service.rules.variant = "96"
-    played["96-nj"] = _versions(_play(service, "p96nj", 40))
-    assert played == {
-        "default": {variant_named("96").model(True).version},
-        "94": {variant_named("94").model(True).version},
-        "92": {variant_named("92").model(True).version},
-        "94-nj": {variant_named("94").model(False).version},
-        "96-nj": {variant_named("96").model(False).version},
-    }
+    played: dict[str, set[str]] = {"default": _versions(_play(service, "p-default", 30))}
+    expected = {"default": {variant_named().model(True).version}}
+    for variant in variants():
+        service.profile = PROFILES["none"]
+        service.rules.variant = variant.variant
+        played[variant.variant] = _versions(_play(service, f"p{variant.variant}", 30))
+        expected[variant.variant] = {variant.model(True).version}
+        if variant.no_jackpot_model_name:
+            service.profile = NO_JACKPOTS
+            played[f"{variant.variant}-nj"] = _versions(_play(service, f"p{variant.variant}nj", 30))
+            expected[f"{variant.variant}-nj"] = {variant.model(False).version}
+    assert played == expected
     report = verify_store(service)
     assert report["ok"], report["problems"][:5]
-    assert report["rounds_rederived"] == 200
+    assert report["rounds_rederived"] == 30 * len(played)
 
 
 def test_a_player_moves_to_the_variant_in_force_on_the_next_round(
     service: PumpkinApplication,
 ) -> None:
     first = _play(service, "mover", 3)
-    service.rules.variant = "92"
+    other = variants()[-1]
+    service.rules.variant = other.variant
     session_id, _ = service.open_session("mover")
     later = service.spin(session_id, 100, "mover-later")
     assert _versions(first) == {model_named("pumpkin-v3").version}
-    assert later["model_version"] == variant_named("92").model(True).version
+    assert later["model_version"] == other.model(True).version
     assert verify_store(service)["ok"]
