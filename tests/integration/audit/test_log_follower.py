@@ -32,6 +32,9 @@ def test_only_the_lease_holder_builds_the_log_and_another_takes_over_when_it_is_
     assert first.lease is not None
     first.lease.release()  # the holder is gone (its process ended)
     spin(service, session_id, 4)
+    assert not second.leads()  # it asks again only every few seconds
+    assert second.lease is not None
+    second.lease.ask_now()
     assert second.leads() and second.turn() > 0
     assert LogBuilder(service).store.position()[0] == LogBuilder(service).rows.max_notification_id()
     assert second.lease is not None
