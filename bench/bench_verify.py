@@ -3,6 +3,8 @@ beside same-run baselines: reading the rows alone, and decoding them with the ha
 (no replay, no re-derivation).
 
     .venv/bin/python bench/bench_verify.py [--players 40] [--rounds 500] [--workers 2]
+    .venv/bin/python bench/bench_verify.py --vs /work/base [--pairs 5]   # CPU side by side
+    .venv/bin/python bench/bench_verify.py --since [--days 7]            # verify --since
 
 Builds a fresh PostgreSQL database of PLAYERS x ROUNDS rounds (played by the real Player
 aggregate, saved 50 rounds per transaction to build it fast), measures, and drops it.
@@ -133,12 +135,44 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="Keep the database (its name is "
                         "printed) to measure it again with --database.")
     parser.add_argument("--database", help="Measure this existing bench database instead.")
+    parser.add_argument("--vs", metavar="TREE", help="Side by side with another checkout "
+                        "(e.g. /work/base): each tree builds its own store, then verify (1 "
+                        "process) runs in each in turn, --pairs times; CPU seconds per round.")
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--since", action="store_true", help="verify --since after a day's "
+                        "traffic against a full verify of the same store (bench/bench_since.py)")
+    parser.add_argument("--days", type=int, default=7, help="--since: days of history before "
+                        "the kept checkpoint (each of --players x --rounds rounds)")
+    parser.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--verify-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.vs:
+        from bench.bench_verify_pairs import side_by_side
+
+        side_by_side(args.vs, args.players, args.rounds, args.pairs)
+        return
+    if args.since:
+        from bench.bench_since import since_vs_full
+
+        since_vs_full(args.players, args.rounds, args.days, args.pairs)
+        return
     name = args.database or f"pumpkin_bench_verify_{uuid4().hex[:12]}"
     url = f"postgresql://postgres@127.0.0.1:5432/{name}"
+    if args.verify_only:  # one measurement for --vs, as JSON
+        import json
+
+        play_round(NEW_PLAYER, 100, bytes(32))
+        wall, cpu, report = verify(url, 1)
+        print(json.dumps({"wall": wall, "cpu": cpu, "rounds": report["rounds_rederived"],
+                          "ok": report["ok"]}))
+        return
     if not args.database:
         with psycopg.connect(ADMIN, autocommit=True) as admin:
             admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    if args.build_only:
+        build(url, args.players, args.rounds)
+        print(name)
+        return
     try:
         started = time.perf_counter()
         if args.database:

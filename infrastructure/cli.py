@@ -261,6 +261,11 @@ def verify(
         typer.Option(help="For a checkpoint file of the earlier stream-heads format: the "
                           "operator's Ed25519 public key (hex) it must carry."),
     ] = None,
+    since: Annotated[
+        Path | None,
+        typer.Option(help="The daily check: a checkpoint you kept (signed by --log-key); "
+                          "checks the log's consistency with it, then only the later events."),
+    ] = None,
 ) -> None:
     """Replay the event store and check it; exit 0 only if all agrees.
 
@@ -268,11 +273,18 @@ def verify(
     seed and model version, re-checks the rules the events must obey, compares every snapshot
     with replay, checks every closed session's commitment and seeds, and recomputes the
     transparency log from the events, against the checkpoint you kept (--checkpoint FILE
-    --log-key VKEY); without them the checkpoints are "unanchored".
+    --log-key VKEY); without them the checkpoints are "unanchored". With --since FILE
+    --log-key VKEY: FILE's signature and its consistency with the log now, then only the
+    events after it (exit 2 if FILE is not a checkpoint).
     """
     from infrastructure.audit.verification import verify_command
 
     settings = _settings()
+    if since is not None:
+        from infrastructure.audit.since_check import since_command
+
+        _exit_with(since_command(settings, since, log_key, json_out,
+                                 bool(player or checkpoint or witness_key or public_key)))
     _exit_with(verify_command(
         settings, player=player, json_out=json_out, checkpoint=checkpoint,
         public_key=public_key, log_key=log_key, witness_keys=witness_key,

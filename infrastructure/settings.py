@@ -87,6 +87,11 @@ class Settings(BaseSettings):
     keep_alive_seconds: float = Field(default=5.0, gt=0.0, le=300.0)
     # Connections and requests one `serve` process takes at once (503 beyond).
     max_connections_per_worker: int = Field(default=1000, ge=1)
+    # Of those, what one client address may hold (a new one beyond: 429 and closed), and how many
+    # of its connections may still be sending headers; connections still sending headers never
+    # count toward the cap's 503. The listed proxies (trusted_proxies) have no per-address share.
+    max_connections_per_address: int = Field(default=250, ge=1)
+    max_half_open_per_address: int = Field(default=100, ge=1)
     # Failed authentications allowed per client address per minute, across every worker; 0 = off.
     auth_failures_per_minute: int = Field(default=60, ge=0)
     # Requests per second per client address without any credentials, across workers; 0 = off.

@@ -33,14 +33,16 @@ class AuditTrailView(View):
 
     def __init__(self) -> None:
         # stream -> player. A stream's player never changes, so remembering one read (or one
-        # written in a transaction that later rolled back) can never be wrong.
+        # written in a transaction that later rolled back) can never be wrong as a lookup. The
+        # row is another matter: a batch that rolled back is applied again, and its naming events
+        # must write their rows again (so the memory never decides whether a row is written).
         self.players: dict[str, str] = {}
 
     def apply(self, db: Sql, events: Sequence[RecordedEvent]) -> None:
         new_streams: dict[str, str] = {}
         for event in events:
             named = event.name == "Registered" or event.version == 1
-            if named and "player_id" in event.data and event.stream_id not in self.players:
+            if named and "player_id" in event.data:
                 new_streams.setdefault(event.stream_id, str(event.data["player_id"]))
         db.execute_many(
             "INSERT INTO view_audit_streams VALUES (:stream_id, :player_id) "

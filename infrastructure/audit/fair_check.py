@@ -46,6 +46,10 @@ class FairCounts:
         return dict(vars(self))
 
 
+_FAIR_EVENTS = frozenset({Player.SessionOpened, Player.StakePlaced, Player.NonceBurned,
+                          Player.SessionClosed, Player.SeedRevealed})
+
+
 class FairChecker:
     def __init__(self, report: Report) -> None:
         self.report = report
@@ -53,6 +57,8 @@ class FairChecker:
         self.sessions: dict[str, _Session | None] = {}  # None: opened before commitments
 
     def feed(self, event: Any) -> None:
+        if type(event) not in _FAIR_EVENTS:
+            return  # most events (a round's facts, money): one set lookup
         version = int(event.originator_version)
         if isinstance(event, Player.SessionOpened):
             commitment = str(getattr(event, "seed_commitment", "") or "")

@@ -59,12 +59,24 @@ _CHUNK = 64  # streams per worker task at most: small enough that both stay busy
 
 def check_stream(
     application: Any, rows: EventRows, stream: str, capture_round: str | None = None,
-    collect_leaves: bool = False,
+    collect_leaves: bool = False, since_version: int = 1,
 ) -> StreamResult:
     """One stream: chain, replay, every round re-derived, and its latest snapshot compared
-    (with its transparency-log leaves, when the log is recomputed)."""
+    (with its transparency-log leaves, when the log is recomputed). From `since_version` on
+    only (verify --since): the events before it rebuild the player from its snapshot
+    (infrastructure.audit.stream_start), chain checked, nothing else counted."""
     checker = StreamChecker(application.mapper.to_domain_event, stream, capture_round,
                             collect_leaves)
+    start = 0
+    if since_version > 1:
+        from infrastructure.audit.stream_start import feed_open_sessions, player_before
+
+        checker.warm = True
+        resumed = player_before(application, stream, since_version)
+        if resumed is not None:
+            feed_open_sessions(checker, rows, resumed)
+            checker.resume(resumed)
+            start = resumed.version
     try:
         snapshot = _latest_snapshot(application, stream)
     except (LookupError, TypeError, ValueError, AttributeError):
@@ -72,7 +84,11 @@ def check_stream(
         checker.problem("snapshot_unreadable", 0,
                         "the snapshot the service loads players from cannot be read: it was "
                         "changed outside the service", field="snapshot")
-    for row in rows.rows(stream):
+    if snapshot is not None and snapshot[0] < since_version:
+        snapshot = None  # written before the kept checkpoint: compared by the check then
+    for row in rows.rows(stream, after=start):
+        if checker.warm and row.version >= since_version:
+            checker.warm = False
         checker.feed(row)
         if snapshot is not None and checker.player is not None and (
             checker.player.version == snapshot[0] == row.version
@@ -218,7 +234,7 @@ def verify_store(
     problems = [p for result in results for p in result.problems]
     view, view_problems = compare_balance_view(rows, results, single=player_id is not None)
     problems.extend(view_problems)
-    fair = _fair_totals(results)
+    fair = fair_totals(results)
     section = None
     if whole:
         anchor = log or LogAnchor()
@@ -254,7 +270,7 @@ class LogAnchor:
     witness_keys: list[str] = field(default_factory=list)
 
 
-def _fair_totals(results: list[StreamResult]) -> dict[str, int]:
+def fair_totals(results: list[StreamResult]) -> dict[str, int]:
     totals: dict[str, int] = {}
     for result in results:
         for name, count in result.fair.items():
@@ -353,7 +369,12 @@ def report_text(report: dict[str, Any]) -> str:
         f"balances view      {report['balance_view']['note']} "
         f"({report['balance_view']['compared']:,} compared)",
     ]
-    if "log" in report:
+    if report.get("log", {}).get("since"):
+        log = report["log"]
+        lines.append(f"since checkpoint   {log['checkpoint_size'] or 0:,} leaves (FILE, signed by "
+                     f"the pinned log key); the log now {log['tree_size'] or 0:,}: only the "
+                     "events after FILE were checked")
+    elif "log" in report:
         log = report["log"]
         lines.append(f"transparency log   {log['tree_size']:,} leaves recomputed from the "
                      f"events ({log['stored_tree_size']:,} in the stored log, "

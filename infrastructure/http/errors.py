@@ -63,6 +63,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "request_timeout": 408,
     "rate_limited": 429,
     "too_many_exports": 429,
+    "too_many_connections": 429,
     "external_wallet": 409,
     "wallet_refused": 409,
     "no_free_rounds": 409,

@@ -6,7 +6,7 @@ import asyncio
 from typing import Annotated
 
 import structlog
-from fastapi import APIRouter, Body, Depends, Path
+from fastapi import APIRouter, Body, Depends, Path, Response
 
 from infrastructure.http import checks, schema_rules
 from infrastructure.http.auth import CallerDep
@@ -77,9 +77,11 @@ async def open_session(
     player_id: PlayerId,
     caller: CallerDep,
     deps: Deps,
+    response: Response,
     body: Annotated[SessionOpen | None, Body()] = None,
 ) -> SessionOpened:
     caller.may_change_money()
+    response.headers["Cache-Control"] = "no-store"  # the answer holds the session's token
     minutes = None if body is None else body.reality_check_minutes
     service = deps.service
     session_id, token = await service.open_session_async(player_id, minutes)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
 from domain.errors import SessionNotFound
 from infrastructure.http.auth import CallerDep
@@ -17,8 +17,10 @@ router = APIRouter(tags=["play"], responses=ERRORS)  # type: ignore[arg-type]
 
 
 @router.get("/sessions/current", response_model=Session)
-def current_session(caller: CallerDep, deps: Deps) -> Any:
-    """The token's session, open or closed (a closed one's token reads it for 30 days)."""
+def current_session(caller: CallerDep, deps: Deps, response: Response) -> Any:
+    """The token's session, open or closed (a closed one's token reads it for 30 days): an
+    answer to a token, never kept by a cache."""
+    response.headers["Cache-Control"] = "no-store"
     if caller.role != "player" or caller.session is None:
         raise forbidden("the current session is a player token's")
     return deps.service.session(caller.session.session_id)

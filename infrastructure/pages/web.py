@@ -14,7 +14,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.types import Message, Receive, Scope, Send
 
+from infrastructure.pages.assets import ContentsNamedFiles
 from infrastructure.pages.console_auth import ConsoleAuth
 from infrastructure.pages.keys import PageKeys
 from infrastructure.pages.links import ReplaySigner
@@ -38,6 +40,31 @@ PAGE_HEADERS = {
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
 }
+
+# Static files are cached as usual (they hold no secret), with every other page header.
+STATIC_HEADERS = {name: value for name, value in PAGE_HEADERS.items() if name != "Cache-Control"}
+
+_STATIC_RAW_HEADERS = [(k.lower().encode(), v.encode()) for k, v in STATIC_HEADERS.items()]
+
+
+class GuardedStaticFiles(StaticFiles):
+    """The pages' scripts, styles and images, with the pages' security headers: never sniffed
+    into another type, never framed, and under the same CSP (an SVG opened directly runs no
+    script)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":  # a file, or 304 Not Modified
+                message["headers"] = [*message.get("headers", []), *_STATIC_RAW_HEADERS]
+            await send(message)
+
+        await super().__call__(scope, receive, with_headers)
+
+
+# The same files under a name made of their contents (assets.py), which the pages link to.
+ASSETS = ContentsNamedFiles(_HERE / "static", _STATIC_RAW_HEADERS)
+ASSETS_PREFIX = ASSETS.prefix
+
 
 templates = Environment(
     loader=FileSystemLoader(_HERE / "templates"),
@@ -75,7 +102,7 @@ def pages_of(request: Request) -> Pages:
 def page(
     name: str, context: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None
 ) -> HTMLResponse:
-    html = templates.get_template(name).render(static=STATIC_PREFIX, **context)
+    html = templates.get_template(name).render(static=ASSETS_PREFIX, **context)
     return HTMLResponse(html, status_code=status, headers={**PAGE_HEADERS, **(headers or {})})
 
 
@@ -102,4 +129,5 @@ def install_pages(
         app.include_router(module.router)
     app.add_exception_handler(console_sign_in.NotSignedIn, console_sign_in.not_signed_in)
     app.add_exception_handler(console_sign_in.LockedOut, console_sign_in.locked_out)
-    app.mount(STATIC_PREFIX, StaticFiles(directory=_HERE / "static"), name="pages-static")
+    app.mount(STATIC_PREFIX, GuardedStaticFiles(directory=_HERE / "static"), name="pages-static")
+    app.mount(ASSETS_PREFIX, ASSETS, name="pages-assets")

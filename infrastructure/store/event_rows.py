@@ -54,9 +54,8 @@ class EventRows:
         rows = self._query(f"SELECT DISTINCT originator_id AS stream FROM {self.table}")
         return sorted(str(UUID(str(row["stream"]))) for row in rows)
 
-    def rows(self, stream: str) -> Iterator[StoredRow]:
-        """The stream's rows in version order, as stored."""
-        after = 0
+    def rows(self, stream: str, after: int = 0) -> Iterator[StoredRow]:
+        """The stream's rows after version `after`, in version order, as stored."""
         while True:
             page = self._query(
                 f"SELECT {self.id_column} AS n, originator_version AS v, topic, state "
@@ -82,6 +81,26 @@ class EventRows:
         )
         return [StoredRow(int(r["n"]), str(UUID(str(r["stream"]))), int(r["v"]),
                           str(r["topic"]), bytes(r["state"])) for r in page]
+
+    def streams_after(self, notification_id: int) -> dict[str, int]:
+        """The streams with rows after `notification_id`: the first such version of each."""
+        rows = self._query(
+            f"SELECT originator_id AS stream, MIN(originator_version) AS v FROM {self.table} "
+            f"WHERE {self.id_column} > %s GROUP BY originator_id", (notification_id,))
+        return {str(UUID(str(row["stream"]))): int(row["v"]) for row in rows}
+
+    def rows_of_topic_before(
+        self, stream: str, topic: str, before: int, limit: int = PAGE
+    ) -> list[StoredRow]:
+        """The stream's rows of one stored name below version `before`, newest first."""
+        page = self._query(
+            f"SELECT {self.id_column} AS n, originator_version AS v, topic, state "
+            f"FROM {self.table} WHERE originator_id = %s AND originator_version < %s "
+            "AND topic = %s ORDER BY originator_version DESC LIMIT %s",
+            (self._stream_param(stream), before, topic, limit),
+        )
+        return [StoredRow(int(r["n"]), stream, int(r["v"]), str(r["topic"]), bytes(r["state"]))
+                for r in page]
 
     def has_events_after(self, stream: str, notification_id: int) -> bool:
         rows = self._query(

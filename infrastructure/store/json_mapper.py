@@ -136,9 +136,44 @@ class JsonNativeMapper(Mapper[UUID]):
     def _stored_state(self, stored_event: StoredEvent) -> dict[str, Any]:
         """The event's state as it was written (before any upcast)."""
         state = stored_event.state
+        if not (self.cipher or self.compressor) and isinstance(self.transcoder, JSONTranscoder):
+            fast = _plain_state(self.transcoder, state)
+            if fast is not None:
+                return fast
         if self.cipher:
             state = self.cipher.decrypt(state)
         if self.compressor:
             state = self.compressor.decompress(state)
         decoded: dict[str, Any] = self.transcoder.decode(state)
         return decoded
+
+
+_TYPED = b'"_type_"'
+_DIGITS = bytes(48 if 48 <= c <= 57 else 46 for c in range(256))  # a digit: "0"; else "."
+_LONG_NUMBER = b"0" * 19  # 19 digits in a row, once every byte is read as digit or not
+
+
+def _plain_state(transcoder: JSONTranscoder, state: bytes) -> dict[str, Any] | None:
+    """The library decoder's answer for a state that is plain JSON but for, at most, its
+    timestamp (every event of the product's own): read by orjson, about five times faster;
+    None for anything else (the library decodes it then): a state orjson refuses (lone
+    surrogates, NaN, 1e400), one with a run of 19 digits (orjson reads an integer beyond 64
+    bits as a float), one with a \\u escape (an escaped key could spell "_type_")."""
+    typed = state.count(_TYPED)
+    if typed > 1 or b"\\u" in state or _LONG_NUMBER in state.translate(_DIGITS):
+        return None
+    try:
+        decoded = orjson.loads(state)
+    except orjson.JSONDecodeError:
+        return None
+    if type(decoded) is not dict:
+        return None
+    if typed:
+        stamp = decoded.get("timestamp")
+        if type(stamp) is not dict or len(stamp) != 2 or "_data_" not in stamp:
+            return None
+        transcoding = transcoder.names.get(stamp.get("_type_"))  # type: ignore[arg-type]
+        if transcoding is None or type(stamp["_data_"]) is not str:
+            return None
+        decoded["timestamp"] = transcoding.decode(stamp["_data_"])
+    return decoded

@@ -28,7 +28,7 @@ from infrastructure.transparency.notes import (
 )
 
 
-def _problem(detail: str, expected: Any = None, found: Any = None,
+def log_problem(detail: str, expected: Any = None, found: Any = None,
              field: str = "log") -> dict[str, Any]:
     return {"kind": "log_mismatch", "stream": None, "player_id": None, "version": 0,
             "round_id": None, "field": field, "expected": expected, "found": found,
@@ -38,10 +38,19 @@ def _problem(detail: str, expected: Any = None, found: Any = None,
 def roots_at(leaves: Iterable[tuple[int, bytes]], sizes: set[int]) -> tuple[int, dict[int, bytes]]:
     """(leaf count, root at each size asked for) of the tree of the leaves in notification
     order."""
-    frontier = Frontier()
+    return roots_from(Frontier(), leaves, sizes)
+
+
+def roots_from(
+    frontier: Frontier, leaves: Iterable[tuple[int, bytes]], sizes: set[int]
+) -> tuple[int, dict[int, bytes]]:
+    """The same, the leaves folded onto a tree already of `frontier.size` leaves."""
     roots = {0: EMPTY_ROOT} if 0 in sizes else {}
+    if frontier.size in sizes:
+        roots[frontier.size] = frontier.root()
+    push = frontier.push
     for _, digest in leaves:
-        frontier.append(digest)
+        push(digest)
         if frontier.size in sizes:
             roots[frontier.size] = frontier.root()
     return frontier.size, roots
@@ -58,18 +67,18 @@ def read_checkpoint(
             text, signatures = split_note(signed)
         checkpoint = parse_checkpoint(text)
     except NoteError as exc:
-        return None, [_problem(f"the checkpoint is not signed by the log key: {exc}",
+        return None, [log_problem(f"the checkpoint is not signed by the log key: {exc}",
                                field="checkpoint.signature")]
     problems = []
     for vkey in witness_keys:
         try:
             witness = parse_vkey(vkey)
         except NoteError as exc:
-            problems.append(_problem(f"the witness key does not parse: {exc}",
+            problems.append(log_problem(f"the witness key does not parse: {exc}",
                                      field="witness_key"))
             continue
         if not any(verifies(text, line, witness) for line in signatures):
-            problems.append(_problem(f"the checkpoint has no valid cosignature of "
+            problems.append(log_problem(f"the checkpoint has no valid cosignature of "
                                      f"{witness.name}", field="checkpoint.cosignature"))
     return checkpoint, problems
 
@@ -94,15 +103,15 @@ def log_section(
     total, roots = roots_at(heapq.merge(*leaves), sizes)
     for size, root_hex in stored:
         if roots.get(size, b"").hex() != root_hex:
-            problems.append(_problem(
+            problems.append(log_problem(
                 f"the stored checkpoint of {size} leaves does not match the events",
                 expected=roots.get(size, b"").hex() or f"{total} leaves", found=root_hex))
     if stored_size > total:
-        problems.append(_problem("the log stored beside the events has more leaves than the "
+        problems.append(log_problem("the log stored beside the events has more leaves than the "
                                  "store has events: events were deleted",
                                  expected=total, found=stored_size, field="log.size"))
     elif stored_size and root_hash(stored_size, _safe(store)) != roots.get(stored_size):
-        problems.append(_problem("the log stored beside the events differs from the events",
+        problems.append(log_problem("the log stored beside the events differs from the events",
                                  field="log.root"))
     if kept is not None:
         problems.extend(_against_kept(kept, roots, total, store, stored_size))
@@ -120,20 +129,20 @@ def _against_kept(kept: Checkpoint, roots: dict[int, bytes], total: int, store: 
                   stored_size: int) -> list[dict[str, Any]]:
     problems = []
     if kept.size > total:
-        problems.append(_problem(
+        problems.append(log_problem(
             f"the regulator's checkpoint has {kept.size} leaves, the events only {total}: "
             "events were deleted", expected=kept.size, found=total, field="log.size"))
     elif roots[kept.size] != kept.root:
-        problems.append(_problem(
+        problems.append(log_problem(
             "the events do not give the root the regulator's checkpoint signed: past events "
             "were changed, removed, reordered or inserted", expected=kept.root.hex(),
             found=roots[kept.size].hex(), field="log.root"))
     if store.checkpoint_covering(kept.size) is None:
-        problems.append(_problem("the store holds no checkpoint as large as the regulator's: "
+        problems.append(log_problem("the store holds no checkpoint as large as the regulator's: "
                                  "its checkpoint table was emptied or cut",
                                  expected=kept.size, field="checkpoint_table"))
     if stored_size < kept.size:
-        problems.append(_problem("the log stored beside the events is shorter than the "
+        problems.append(log_problem("the log stored beside the events is shorter than the "
                                  "regulator's checkpoint: it was emptied or cut",
                                  expected=kept.size, found=stored_size, field="log.size"))
     return problems

@@ -113,6 +113,11 @@ class LogStore:
             cursor.executemany(self._sql(
                 f"INSERT INTO {NODES} (level, idx, hash) VALUES (%s, %s, %s)"), list(nodes))
 
+    def notification_at(self, index: int) -> int | None:
+        """The notification id of the event leaf `index` stands for."""
+        found = self._read(f"SELECT notification_id FROM {LEAVES} WHERE idx = %s", (index,))
+        return int(found[0]["notification_id"]) if found else None
+
     def leaf_for_round(self, round_id: str) -> tuple[int, str] | None:
         found = self._read(f"SELECT idx, leaf FROM {LEAVES} WHERE round_id = %s", (round_id,))
         return (int(found[0]["idx"]), str(found[0]["leaf"])) if found else None
@@ -134,9 +139,11 @@ class LogStore:
         found = self._read(f"SELECT note FROM {CHECKPOINTS} WHERE tree_size = %s", (size,))
         return str(found[0]["note"]) if found else None
 
-    def checkpoints(self) -> list[tuple[int, str]]:
-        """(tree size, root hex) of every stored checkpoint, oldest first."""
-        found = self._read(f"SELECT tree_size, root FROM {CHECKPOINTS} ORDER BY tree_size")
+    def checkpoints(self, after: int = -1) -> list[tuple[int, str]]:
+        """(tree size, root hex) of every stored checkpoint (larger than `after`), oldest
+        first."""
+        found = self._read(f"SELECT tree_size, root FROM {CHECKPOINTS} WHERE tree_size > %s "
+                           "ORDER BY tree_size", (after,))
         return [(int(row["tree_size"]), str(row["root"])) for row in found]
 
     def checkpoints_root(self, size: int) -> str:

@@ -67,8 +67,11 @@ def test_failed_authentication_is_limited_by_address_whatever_the_token(service:
 
 def test_requests_without_credentials_are_limited_by_address(service: Any) -> None:
     client = _client(service, anonymous_per_second=5)
+    started = time.monotonic()
     statuses = [client.get("/health").status_code for _ in range(20)]
-    assert statuses[:5] == [200] * 5 and statuses.count(429) >= 10
+    refills = math.ceil((time.monotonic() - started) * 5)  # 5 a second while the run goes on
+    assert statuses[:5] == [200] * 5
+    assert statuses.count(200) <= 5 + refills and statuses.count(429) >= 15 - refills
     refused = client.get("/players/x")
     assert (refused.status_code, refused.json()["error"]["code"]) == (429, "rate_limited")
     assert client.get("/health", headers=bearer(OPERATOR)).status_code == 200  # not anonymous
@@ -78,11 +81,14 @@ def test_a_credential_that_does_not_verify_is_anonymous_for_the_limit(service: A
     """Issue 27 item 2: `Authorization: x` or a wrong bearer never skips the anonymous limit."""
     for header in ("x", "Bearer wrong-secret-for-sure", "Basic b3BlcmF0b3I=", "Bearer "):
         client = _client(service, anonymous_per_second=5)
+        started = time.monotonic()
         statuses = [
             client.get("/health", headers={"Authorization": header}).status_code
             for _ in range(20)
         ]
-        assert statuses.count(429) >= 10, (header, statuses)
+        refills = math.ceil((time.monotonic() - started) * 5)
+        assert statuses.count(429) >= 15 - refills, (header, statuses)
+        assert statuses.count(200) <= 5 + refills, (header, statuses)
     client = _client(service, anonymous_per_second=5)
     keyed = [client.get("/health", headers=bearer(OPERATOR)).status_code for _ in range(20)]
     assert keyed == [200] * 20

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
+from log_support import checkpoint, cli_env, log_fields, played, verify
 from store_support import run_sql
 from typer.testing import CliRunner
 
 from domain.ledger.merkle import leaf_hash, root_from_inclusion, root_hash
-from domain.ledger.player import player_aggregate_id
 from infrastructure.application import PumpkinApplication
 from infrastructure.audit.checkpoints import load_signing_key
 from infrastructure.cli import app as cli
@@ -24,34 +23,9 @@ from infrastructure.transparency.log_store import CHECKPOINTS, LEAVES, NODES, PO
 from infrastructure.transparency.notes import open_note, parse_checkpoint
 
 
-def played(app: PumpkinApplication, player_id: str = "ivy", spins: int = 6) -> str:
-    app.register_player(player_id)
-    app.deposit(player_id, 100_000, f"{player_id}-d1")
-    session_id, _ = app.open_session(player_id)
-    for n in range(spins):
-        app.spin(session_id, 20, f"{player_id}-r{n}")
-    return player_aggregate_id(player_id).hex
-
-
 @pytest.fixture
 def env(store_url: str, tmp_path: Path) -> dict[str, str]:
-    return {"PUMPKIN_DATABASE_URL": store_url, "PUMPKIN_LOG_FORMAT": "json",
-            "PUMPKIN_CHECKPOINT_KEY_FILE": str(tmp_path / "operator.key")}
-
-
-def checkpoint(env: dict[str, str], out: Path) -> str:
-    made = CliRunner().invoke(cli, ["checkpoint", "--out", str(out)], env=env)
-    assert made.exit_code == 0, made.output
-    return made.output.split("log key ")[1].strip()
-
-
-def verify(env: dict[str, str], *args: str) -> tuple[int, dict[str, Any]]:
-    result = CliRunner().invoke(cli, ["verify", "--json", *args], env=env)
-    return result.exit_code, json.loads(result.stdout)
-
-
-def log_kinds(report: dict[str, Any]) -> list[str]:
-    return [p["field"] for p in report["problems"] if p["kind"] == "log_mismatch"]
+    return cli_env(store_url, tmp_path)
 
 
 def test_every_event_is_a_leaf_in_the_stores_order_and_proofs_lead_to_the_signed_root(
@@ -116,7 +90,7 @@ def test_a_deleted_past_event_is_log_mismatch(
     run_sql(store_url, "DELETE FROM {TABLE} WHERE originator_id = %s AND "
             "originator_version = 3", (stream,))
     code, report = verify(env, "--checkpoint", str(kept), "--log-key", vkey)
-    assert code == 1 and "log.size" in log_kinds(report)  # fewer leaves than were signed
+    assert code == 1 and "log.size" in log_fields(report)  # fewer leaves than were signed
 
 
 def test_emptied_log_and_checkpoint_tables_are_log_mismatch(
@@ -130,7 +104,7 @@ def test_emptied_log_and_checkpoint_tables_are_log_mismatch(
         run_sql(store_url, f"DELETE FROM {table}")  # noqa: S608 - the test's own table names
     code, report = verify(env, "--checkpoint", str(kept), "--log-key", vkey)
     assert code == 1
-    assert {"checkpoint_table", "log.size"} <= set(log_kinds(report))
+    assert {"checkpoint_table", "log.size"} <= set(log_fields(report))
 
 
 def test_a_history_rewritten_and_resigned_with_the_operators_key_is_log_mismatch(
@@ -152,7 +126,7 @@ def test_a_history_rewritten_and_resigned_with_the_operators_key_is_log_mismatch
         run_sql(store_url, f"DELETE FROM {table}")  # noqa: S608
     checkpoint(env, tmp_path / "forged.note")
     code, report = verify(env, "--checkpoint", str(kept), "--log-key", vkey)
-    assert code == 1 and "log.root" in log_kinds(report)
+    assert code == 1 and "log.root" in log_fields(report)
 
 
 def test_a_checkpoint_not_signed_by_the_pinned_key_is_log_mismatch(
@@ -166,7 +140,7 @@ def test_a_checkpoint_not_signed_by_the_pinned_key_is_log_mismatch(
     assert other is not None
     code, report = verify(env, "--checkpoint", str(kept), "--log-key",
                           log_verifier(other).vkey())
-    assert code == 1 and "checkpoint.signature" in log_kinds(report)
+    assert code == 1 and "checkpoint.signature" in log_fields(report)
 
 
 def test_verify_requires_the_pinned_witness_cosignature_when_given(
@@ -191,7 +165,7 @@ def test_verify_requires_the_pinned_witness_cosignature_when_given(
     wvkey = Verifier("regulator.example/w1", COSIGNATURE_V1, raw_public(witness)).vkey()
     code, report = verify(env, "--checkpoint", str(kept), "--log-key", vkey,
                           "--witness-key", wvkey)
-    assert code == 1 and "checkpoint.cosignature" in log_kinds(report)
+    assert code == 1 and "checkpoint.cosignature" in log_fields(report)
     text, lines = split_note(kept.read_text())
     kept.write_text(note(text, [*lines, cosign(text, "regulator.example/w1", witness, 1)]))
     code, report = verify(env, "--checkpoint", str(kept), "--log-key", vkey,

@@ -9,12 +9,11 @@ import base64
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from fastapi.testclient import TestClient
-from http_support import AUDITOR, OPERATOR, bearer, settings_for
+from http_support import AUDITOR, OPERATOR, bearer
+from log_support import log_client, play_session, sign_now
 
 from domain.ledger.merkle import check_consistency, leaf_hash, root_from_inclusion
 from infrastructure.application import PumpkinApplication
-from infrastructure.bootstrap import build_http_app
 from infrastructure.transparency.log_builder import LogBuilder
 from infrastructure.transparency.notes import (
     cosign,
@@ -26,30 +25,16 @@ from infrastructure.transparency.notes import (
 )
 
 
-def client(service: PumpkinApplication, key_file: Path) -> TestClient:
-    settings = settings_for().model_copy(update={"checkpoint_key_file": str(key_file)})
-    return TestClient(build_http_app(settings, service), raise_server_exceptions=False)
-
-
 def played(service: PumpkinApplication, spins: int) -> str:
-    service.register_player("ivy")
-    service.deposit("ivy", 100_000, "d1")
-    session_id, _ = service.open_session("ivy")
-    for n in range(spins):
-        service.spin(session_id, 20, f"r{n}")
-    return session_id
-
-
-def sign_now(api: TestClient) -> None:
-    log = api.app.state.deps.transparency  # type: ignore[attr-defined]
-    log.builder.sign_checkpoint(log.key)
+    """ivy's session, with `spins` rounds (ivy.1, ivy.2, ...)."""
+    return play_session(service, "ivy", spins)
 
 
 def test_a_rounds_proof_leads_to_the_signed_checkpoint(
     service: PumpkinApplication, tmp_path: Path
 ) -> None:
     played(service, 3)
-    with client(service, tmp_path / "log.key") as api:
+    with log_client(service, tmp_path / "log.key") as api:
         early = api.get("/rounds/ivy.2/proof", headers=bearer(OPERATOR))
         assert early.status_code == 409 and early.headers["Retry-After"]
         assert early.json()["error"]["code"] == "not_in_checkpoint"
@@ -76,7 +61,7 @@ def test_consistency_between_two_checkpoints_holds_and_other_sizes_are_invalid_q
     service: PumpkinApplication, tmp_path: Path
 ) -> None:
     session_id = played(service, 2)
-    with client(service, tmp_path / "log.key") as api:
+    with log_client(service, tmp_path / "log.key") as api:
         sign_now(api)
         first = parse_checkpoint(split_note(api.get("/log/checkpoint").text)[0])
         for n in range(3):
@@ -97,7 +82,7 @@ def test_a_witness_cosignature_is_kept_and_served_with_the_checkpoint(
     service: PumpkinApplication, tmp_path: Path
 ) -> None:
     played(service, 1)
-    with client(service, tmp_path / "log.key") as api:
+    with log_client(service, tmp_path / "log.key") as api:
         sign_now(api)
         signed = api.get("/log/checkpoint").text
         text, lines = split_note(signed)
@@ -129,7 +114,7 @@ def test_the_dispute_report_shows_the_rounds_inclusion_proof(
 
     played(service, 2)
     assert not dispute_report(service, "ivy.1")["transparency"]["included"]
-    with client(service, tmp_path / "log.key") as api:
+    with log_client(service, tmp_path / "log.key") as api:
         sign_now(api)
         served = api.get("/rounds/ivy.1/proof", headers=bearer(AUDITOR)).json()
     report = dispute_report(service, "ivy.1")
@@ -146,7 +131,7 @@ def test_the_replay_page_shows_the_rounds_inclusion_proof(
     from urllib.parse import urlsplit
 
     played(service, 1)
-    with client(service, tmp_path / "log.key") as api:
+    with log_client(service, tmp_path / "log.key") as api:
         link = api.post("/rounds/ivy.1/replay-links", json={}, headers=bearer(OPERATOR))
         assert link.status_code == 201, link.text
         url = urlsplit(link.json()["url"])

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastapi.testclient import TestClient
-from http_support import AUDITOR, settings_for
+from http_support import AUDITOR
+from log_support import log_client, play_session, sign_now, spin
 
 from infrastructure.application import PumpkinApplication
-from infrastructure.bootstrap import build_http_app
 from infrastructure.transparency.log_builder import log_verifier
 from infrastructure.transparency.notes import Checkpoint, parse_vkey, split_note, verifies
 from infrastructure.transparency.witness import (
@@ -25,28 +25,10 @@ from infrastructure.transparency.witness import (
 )
 
 
-def client(service: PumpkinApplication, key_file: Path) -> TestClient:
-    settings = settings_for().model_copy(update={"checkpoint_key_file": str(key_file)})
-    return TestClient(build_http_app(settings, service), raise_server_exceptions=False)
-
-
-def spin(service: PumpkinApplication, session_id: str, n: int) -> None:
-    for i in range(n):
-        service.spin(session_id, 20, f"{session_id}-{i}-{n}")
-
-
-def sign_now(api: TestClient) -> None:
-    log = api.app.state.deps.transparency  # type: ignore[attr-defined]
-    log.builder.sign_checkpoint(log.key)
-
-
 @pytest.fixture
 def journey(service: PumpkinApplication, tmp_path: Path):  # type: ignore[no-untyped-def]
-    service.register_player("ivy")
-    service.deposit("ivy", 100_000, "d1")
-    session_id, _ = service.open_session("ivy")
-    spin(service, session_id, 2)
-    with client(service, tmp_path / "log.key") as api:
+    session_id = play_session(service, "ivy", 2)
+    with log_client(service, tmp_path / "log.key") as api:
         sign_now(api)
         yield api, session_id
 

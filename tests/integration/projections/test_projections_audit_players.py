@@ -28,3 +28,22 @@ def test_every_event_of_a_wallet_account_names_the_player_its_opening_named() ->
     later.apply(Sql(cursor, SQLITE), [failed])
     rows = cursor.execute("SELECT name, player_id FROM view_audit ORDER BY position").fetchall()
     assert [tuple(row) for row in rows] == [("Opened", "ann"), ("AttemptFailed", "ann")]
+
+
+def test_a_batch_applied_again_after_a_rollback_still_writes_its_streams_player() -> None:
+    # The runner's database connection was cut mid-batch: the transaction rolled back, the view
+    # object (and what it remembered) lived on, and the batch is applied again.
+    connection = sqlite3.connect(":memory:")
+    connection.row_factory = sqlite3.Row
+    cursor = connection.cursor()
+    view = AuditTrailView()
+    for statement in view.ddl():
+        cursor.execute(SQLITE.ddl(statement))
+    connection.commit()
+    opened = RecordedEvent(1, "wallet-1", 1, "Opened", WHEN, {"player_id": "ann", "prev_hash": ""})
+    view.apply(Sql(cursor, SQLITE), [opened])
+    connection.rollback()
+    view.apply(Sql(cursor, SQLITE), [opened])
+    connection.commit()
+    rows = cursor.execute("SELECT stream_id, player_id FROM view_audit_streams").fetchall()
+    assert [tuple(row) for row in rows] == [("wallet-1", "ann")]

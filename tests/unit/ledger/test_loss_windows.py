@@ -1,26 +1,27 @@
 """Loss limits' rolling windows (domain.ledger.loss_ledger): the bucketed ledger the guard keeps
 gives exactly the answers of the straightforward definitions, over random histories of rounds:
 
-- with one-minute buckets, exactly the answers of the loss ledger kept before (a dict of every
-  minute played, scanned: the rule as it was);
-- with the hour buckets it keeps, exactly a plain scan of the same buckets;
-- never less than the exact loss (stakes minus wins of the rounds started after now - window),
-  and exactly it when no bucket's rounds straddle the window's start; its lower bound (verify's)
-  never more;
+- with the hour buckets it keeps (and with one-minute buckets), exactly the answers of the loss
+  ledger kept before (a dict of every minute played, scanned: the rule as it was), to the minute:
+  a window counts the minutes after its start, whatever hour they were played in;
+- never less than the exact loss (stakes minus wins of the rounds started after now - window);
+  its lower bound (verify's) never more;
 - its size bounded by the hours of 30 days, however long the player plays;
-- an old snapshot's per-minute ledger reads as the buckets replay builds.
+- an old snapshot's per-minute ledger reads as the buckets replay builds, and an hour-bucket
+  ledger stored before the rows were kept reads as it counted then.
 """
 
 from __future__ import annotations
 
 import math
+from array import array
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.ledger.guard import Guard
 from domain.ledger.loss_ledger import MINUTE, Bucket, LossLedger
-from domain.ledger.protection import LEDGER_SECONDS, LOSS_WINDOWS
+from domain.ledger.protection import LEDGER_SECONDS, LOSS_WINDOWS, limit_breach
 
 DAY = 86_400
 START = 1_772_366_400.0  # 2026-03-01T12:00Z
@@ -100,7 +101,7 @@ def test_one_minute_buckets_give_exactly_the_old_ledgers_answers(
 
 @settings(max_examples=300, deadline=None)
 @given(rounds_of, query_offsets)
-def test_hour_buckets_give_a_plain_scans_answers_never_below_the_exact_loss(
+def test_hour_buckets_give_exactly_the_old_ledgers_answers_never_below_the_exact_loss(
     steps: list[tuple[float, int, int]], offsets: list[float]
 ) -> None:
     rounds = history(steps)
@@ -110,15 +111,28 @@ def test_hour_buckets_give_a_plain_scans_answers_never_below_the_exact_loss(
         for seconds in LOSS_WINDOWS.values():
             now = last + offset
             loss = ledger.loss(seconds, now)
-            assert loss == bucket_scan(ledger, seconds, now)
-            assert loss >= old_rule(rounds, seconds, now) >= exact(rounds, seconds, now)
+            assert loss == bucket_scan(ledger, seconds, now) == old_rule(rounds, seconds, now)
+            assert loss >= exact(rounds, seconds, now)
             assert ledger.loss(seconds, now, least=True) <= exact(rounds, seconds, now)
-            straddled = any(
-                b.first_minute * MINUTE <= now - seconds < (b.last_minute + 1) * MINUTE
-                for b in ledger.buckets()
-            )
-            if not straddled:
+            edge_minute = math.floor((now - seconds) / MINUTE)
+            if not any(math.floor(at / MINUTE) == edge_minute for at, _, _ in rounds):
                 assert loss == exact(rounds, seconds, now)
+
+
+def test_a_window_starting_inside_an_hour_counts_only_the_minutes_after_its_start() -> None:
+    # A loss early in an hour, a big win late in it; a day later the window starts between.
+    ledger = built([(START + 5 * MINUTE, 100, 0), (START + 50 * MINUTE, 100, 10_000)], 3600)
+    now = START + DAY + 30 * MINUTE
+    assert ledger.loss(DAY, now) == 100 - 10_000
+    assert ledger.loss(DAY, now, least=True) == 100 - 10_000
+    # so a loss limit of 500 a day lets a stake of 400 through (the exact rolling rule does)
+    guard = Guard.from_stored({"limits": {"loss_per_day": 500}, "pending": {}, "excluded": None,
+                               "sessions": {}, "losses": ledger.stored()})
+    assert limit_breach(guard, 400, now) is None
+    # ... and the edge's own minute counts its stakes alone, as the old rule did
+    at_the_win = START + DAY + 50 * MINUTE + 30
+    assert ledger.loss(DAY, at_the_win) == 100
+    assert ledger.loss(DAY, at_the_win, least=True) == -10_000
 
 
 def test_a_window_counts_rounds_started_after_its_start_and_reaching_it_exactly_counts() -> None:
@@ -141,10 +155,12 @@ def test_thirty_days_of_play_every_minute_keep_at_most_the_hours_of_thirty_days(
     for minute in range(45 * 24 * 60):
         ledger = ledger.with_round(START + minute * MINUTE, 100, LEDGER_SECONDS).with_win(50)
     assert len(ledger.buckets()) <= math.ceil(LEDGER_SECONDS / 3600) + 1
+    assert sum(len(rows or ()) for rows in ledger.rows) <= 2 * LEDGER_SECONDS // MINUTE
+    assert {rows.typecode for rows in ledger.rows if rows is not None} == {"h"}  # 2 bytes each
     now = START + 45 * DAY
-    # A day of play, wins taken off, but for the hour the window starts in (its stakes alone).
-    assert ledger.loss(DAY, now) == 24 * 60 * 50 + 60 * 50
-    assert ledger.loss(30 * DAY, now) == 30 * 24 * 60 * 50 + 60 * 50
+    # A day of play, wins taken off, but for the minute the window starts in (its stake alone).
+    assert ledger.loss(DAY, now) == (24 * 60 - 1) * 50 + 100
+    assert ledger.loss(30 * DAY, now) == (30 * 24 * 60 - 1) * 50 + 100
 
 
 def test_a_round_recorded_with_the_clock_gone_back_joins_its_own_bucket() -> None:
@@ -177,6 +193,31 @@ def test_a_snapshot_taken_mid_round_keeps_the_rounds_bucket() -> None:
                   "minute": str(int(START // MINUTE))}
     read = Guard.from_stored(old_layout).losses
     assert read == LossLedger().with_round(START, 100, LEDGER_SECONDS)
+    minute = int(START // MINUTE)
     assert read.with_win(30).buckets() == (
-        Bucket(int(START // 3600), int(START // MINUTE), int(START // MINUTE), 100, 70),
+        Bucket(int(START // 3600), minute, minute, 100, 70, 1, array("q", (100, 70))),
     )
+
+
+def test_an_hour_ledger_stored_before_the_rows_were_kept_counts_as_it_did_then() -> None:
+    ledger = built([(START + 5 * MINUTE, 100, 0), (START + 50 * MINUTE, 100, 10_000)], 3600)
+    stored = ledger.stored()
+    before = {k: v for k, v in stored.items() if k not in ("rows", "round_minute")}
+    read = LossLedger.from_stored(before)
+    now = START + DAY + 30 * MINUTE
+    assert read.loss(DAY, now) == 200  # the edge's hour: its stakes alone
+    assert read.loss(DAY, now, least=True) == -10_000  # its stakes minus wins, less its stakes
+    assert read.loss(DAY, START + DAY + 4 * MINUTE) == 200 - 10_000  # before its rounds: exact
+    # new play beside it keeps its rows again, and everything reads back as stored
+    later = read.with_round(START + 3 * 3600, 40, LEDGER_SECONDS).with_win(0)
+    assert later.loss(DAY, START + DAY + 3 * 3600 + 1) == 40
+    assert LossLedger.from_stored(later.stored()) == later
+    assert LossLedger.from_stored(stored) == ledger
+
+
+def test_a_big_win_keeps_its_rows_in_a_wider_array() -> None:
+    ledger = built([(START, 100, 0), (START + 60, 100, 10**12), (START + 3600, 1, 0)], 3600)
+    (sealed,) = ledger.rows
+    assert sealed is not None and sealed.typecode == "q"
+    # the edge's minute its stake, the next minute its loss, the next hour its stake
+    assert ledger.loss(DAY, START + DAY + 30) == 100 + (100 - 10**12) + 1

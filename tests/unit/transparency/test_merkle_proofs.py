@@ -145,3 +145,30 @@ def test_a_resumed_frontier_grows_as_if_it_had_never_stopped() -> None:
         for leaf in LEAVES[size:60]:
             resumed.append(h(b"\x00" + leaf))
         assert resumed.root() == mth(LEAVES[:60])
+
+
+def test_a_frontier_folded_by_push_has_the_rfcs_root_at_every_size() -> None:
+    frontier = Frontier()
+    for n, leaf in enumerate(LEAVES[:70], start=1):
+        frontier.push(h(b"\x00" + leaf))
+        assert frontier.size == n and frontier.root() == mth(LEAVES[:n])
+
+
+def test_a_leaf_written_field_by_field_is_the_canonical_json_of_its_record() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from domain.ledger.hashchain import canonical_json
+    from domain.ledger.merkle import log_leaf
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(max_size=40), st.integers(min_value=0, max_value=2**63), st.text(max_size=40),
+           st.text(max_size=70), st.none() | st.text(max_size=20))
+    def same(stream: str, version: int, topic: str, digest: str, round_id: str | None) -> None:
+        record: dict[str, object] = {"hash": digest, "stream": stream, "topic": topic,
+                                     "version": version}
+        if round_id is not None:
+            record["round_id"] = round_id
+        assert log_leaf(stream, version, topic, digest, round_id) == canonical_json(record)
+
+    same()

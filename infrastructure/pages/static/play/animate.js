@@ -2,56 +2,41 @@
 // stay cheap), stop one by one on the landed screen, and coins fly to the Pumpkins below.
 // Every pause is awaited, so a round's presentation is one readable sequence.
 
-import { PAYING, symbolSvg } from "./symbols.js";
+import { symbolSvg } from "./symbols.js";
 
 export const pause = (ms) => new Promise((done) => setTimeout(done, ms));
-const FILLERS = 3;  // one window of blurred symbols, twice: the strip loops seamlessly
 const reduced = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+const LOOP_MS = 240;
 
-function fillerStrip() {
-  const strip = document.createElement("div");
-  strip.className = "spinner";
-  strip.setAttribute("aria-hidden", "true");
-  // decoration only: the outcome is the server's, drawn once the answer is in
-  const picked = Array.from({ length: FILLERS }, () => PAYING[Math.floor(Math.random() * PAYING.length)]);
-  for (const name of [...picked, ...picked]) {
-    const cell = document.createElement("div");
-    cell.className = "filler";
-    cell.appendChild(symbolSvg(name, ""));
-    strip.appendChild(cell);
-  }
-  return strip;
-}
-
-// Starts every reel spinning; returns a function that lands `screen` and resolves when the last
-// reel has stopped. `until` is the earliest time (performance.now()) the last reel may stop.
+// Starts every reel spinning (each reel's own strip of decorative symbols, made once with the
+// board: a spin adds nothing to the page, and its motion is a transform the compositor runs);
+// returns a function that lands `screen` and resolves when the last reel has stopped. `until`
+// is the earliest time (performance.now()) the last reel may stop.
 export function spinReels(board) {
   const spinning = board.reels.map((reel) => {
-    const strip = fillerStrip();
-    reel.window.appendChild(strip);
     reel.element.classList.add("spinning");
-    const motion = strip.animate(
+    const motion = reel.spinner.animate(
       [{ transform: "translateY(-50%)" }, { transform: "translateY(0)" }],
-      { duration: 240, iterations: Infinity, easing: "linear" });
-    return { reel, strip, motion };
+      { duration: LOOP_MS, iterations: Infinity, easing: "linear" });
+    motion.currentTime = Math.random() * LOOP_MS;  // the reels do not spin in step
+    return { reel, motion };
   });
   return async function land(screen, until) {
     const stagger = reduced() ? 0 : 140;
     const wait = until - performance.now() - stagger * 4;
     if (wait > 0) await pause(wait);
+    board.screen = screen;
     for (let r = 0; r < 5; r++) {
-      const { reel, strip, motion } = spinning[r];
+      const { reel, motion } = spinning[r];
       motion.cancel();
-      strip.remove();
+      board.drawReel(r, screen[r]);
       reel.element.classList.remove("spinning");
-      screen[r].forEach((cell, row) => board.drawCell(reel.cells[row], cell));
       if (!reduced()) {
         reel.strip.animate([{ transform: "translateY(-14%)" }, { transform: "translateY(3%)" }, { transform: "translateY(0)" }],
           { duration: 220, easing: "ease-out" });
       }
       if (r < 4 && stagger) await pause(stagger);
     }
-    board.markNgc(screen);
   };
 }
 
@@ -59,9 +44,9 @@ export function spinReels(board) {
 export async function throwCoins(board, stage, coins) {
   if (!coins.length) return;
   const origin = stage.getBoundingClientRect();
-  const flights = coins.map(({ reel, row }) => {
-    const from = board.cellAt(reel, row).getBoundingClientRect();
-    const to = board.pumpkins[reel - 1].getBoundingClientRect();
+  const paths = coins.map(({ reel, row }) => [board.cellAt(reel, row).getBoundingClientRect(),
+    board.pumpkins[reel - 1].getBoundingClientRect()]);  // every read before the first write
+  const flights = paths.map(([from, to]) => {
     const coin = document.createElement("div");
     coin.className = "thrown-coin";
     coin.appendChild(symbolSvg("COIN", ""));

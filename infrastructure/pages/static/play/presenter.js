@@ -97,7 +97,6 @@ export class Presenter {
     const notes = [];
     if (step.wild_reels) {
       step.wild_reels.forEach((reel) => [0, 1, 2].forEach((row) => add(marks, reel, row, "wild-reel")));
-      board.show(step.landed_screen || step.screen);
       this.say("Wild Reels! Reel " + step.wild_reels.join(", ") + " turn wild.");
       board.show(step.screen, Object.fromEntries(Object.entries(marks).filter(([, v]) => v.includes("wild-reel"))));
       pulse(step.wild_reels.flatMap((reel) => [0, 1, 2].map((row) => board.cellAt(reel, row))));

@@ -5,6 +5,8 @@ import { duration, signedMoney } from "./format.js";
 
 const $ = (id) => document.getElementById(id);
 const role = (name) => document.querySelector(`[data-role="${name}"]`);
+// written only when it changes: the clock ticks every second, and an unchanged text costs nothing
+const text = (element, value) => { if (element.textContent !== value) element.textContent = value; };
 
 export class Status {
   constructor(rules, money, currency) {
@@ -43,7 +45,7 @@ export class Status {
     const text = top ? "Level " + level + ": the meter is full"
       : "Level " + level + ": " + done + " of " + need + " spins to unlock " + (unlocks[level + 1] || "the next level");
     meter.setAttribute("aria-valuetext", text);
-    $("meter-fill").style.width = (100 * done / need).toFixed(1) + "%";
+    $("meter-fill").style.transform = "scaleX(" + (done / need).toFixed(3) + ")";  // the compositor's, not layout's
     $("meter-text").textContent = text;
     $("level").textContent = String(level);
   }
@@ -59,11 +61,12 @@ export class Status {
     const s = this.session;
     if (!s) return;
     const extra = open ? (Date.now() - this.sessionAt) / 1000 : 0;
-    $("spins").textContent = String(s.spins);
+    text($("spins"), String(s.spins));
     const net = $("net");
-    net.textContent = signedMoney(s.net, this.currency);
-    net.className = s.net < 0 ? "loss" : s.net > 0 ? "gain" : "";
-    $("elapsed").textContent = duration((s.elapsed_seconds || 0) + extra);
+    text(net, signedMoney(s.net, this.currency));
+    const css = s.net < 0 ? "loss" : s.net > 0 ? "gain" : "";
+    if (net.className !== css) net.className = css;
+    text($("elapsed"), duration((s.elapsed_seconds || 0) + extra));
   }
 
   jackpots(stake, jurisdiction) {

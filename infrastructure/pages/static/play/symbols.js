@@ -1,7 +1,8 @@
 // A cell as the API writes it ("WILD", "COIN:5", "CANDY:MAJOR") -> the sprite that draws it, its
 // words for a screen reader (which always hold the cell's own string) and the value shown on it.
 
-export const SPRITE = "/static/pages/play/symbols.svg";
+// beside this module, under the same contents-named prefix (cached with it)
+export const SPRITE = new URL("./symbols.svg", import.meta.url).pathname;
 const SVG = "http://www.w3.org/2000/svg";
 
 const NAMES = {
