@@ -1,6 +1,6 @@
 """The calculator's exact standard deviation against a large plain simulation of the live kernel.
 
-    .venv/bin/python bench/bench_exact_sd.py [--spins 20000000] [--workers 2] [--states L0/HW1/FS1 ...]
+    .venv/bin/python bench/bench_exact_sd.py [--spins 20000000] [--workers 2] [--states KEY ...]
 
 For each state: the computed sd (domain/game/calculator, E[W^2] exact but Clover Moon Swap's
 second moment, sampled with its standard error) beside the simulated one, with the simulation's
