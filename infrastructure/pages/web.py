@@ -3,7 +3,6 @@ pages' state (keys, signer, console sign-in, clock) kept on the app."""
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.types import Message, Receive, Scope, Send
 
+from infrastructure.pages.assets import ContentsNamedFiles
 from infrastructure.pages.console_auth import ConsoleAuth
 from infrastructure.pages.keys import PageKeys
 from infrastructure.pages.links import ReplaySigner
@@ -24,20 +24,6 @@ from infrastructure.pages.sign_ins import SignIns, SignInsInMemory
 
 _HERE = Path(__file__).parent
 STATIC_PREFIX = "/static/pages"
-
-
-def contents_version(root: Path) -> str:
-    """12 hex digits of SHA-256 over every static file's path and bytes: a new file, a new name."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:12]
-
-
-# The same files under a name made of their contents, which the pages link to: a browser keeps
-# them for good (`immutable`), so a page seen before loads with no request for its files, and a
-# deploy that changes any file changes the name. Relative imports inside the modules stay under it.
-ASSETS_PREFIX = f"/static/pages-{contents_version(_HERE / 'static')}"
 
 # Only this service's own scripts, styles and connections; no frames, no plugins, no inline code.
 CONTENT_SECURITY_POLICY = (
@@ -66,22 +52,18 @@ class GuardedStaticFiles(StaticFiles):
     into another type, never framed, and under the same CSP (an SVG opened directly runs no
     script)."""
 
-    extra_headers = _STATIC_RAW_HEADERS
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":  # a file, or 304 Not Modified
-                message["headers"] = [*message.get("headers", []), *self.extra_headers]
+                message["headers"] = [*message.get("headers", []), *_STATIC_RAW_HEADERS]
             await send(message)
 
         await super().__call__(scope, receive, with_headers)
 
 
-class ImmutableStaticFiles(GuardedStaticFiles):
-    """The same files under ASSETS_PREFIX, cached for a year and never revalidated."""
-
-    extra_headers = [*_STATIC_RAW_HEADERS,
-                     (b"cache-control", b"public, max-age=31536000, immutable")]
+# The same files under a name made of their contents (assets.py), which the pages link to.
+ASSETS = ContentsNamedFiles(_HERE / "static", _STATIC_RAW_HEADERS)
+ASSETS_PREFIX = ASSETS.prefix
 
 
 templates = Environment(
@@ -148,4 +130,4 @@ def install_pages(
     app.add_exception_handler(console_sign_in.NotSignedIn, console_sign_in.not_signed_in)
     app.add_exception_handler(console_sign_in.LockedOut, console_sign_in.locked_out)
     app.mount(STATIC_PREFIX, GuardedStaticFiles(directory=_HERE / "static"), name="pages-static")
-    app.mount(ASSETS_PREFIX, ImmutableStaticFiles(directory=_HERE / "static"), name="pages-assets")
+    app.mount(ASSETS_PREFIX, ASSETS, name="pages-assets")

@@ -1,6 +1,5 @@
 """The service's own closes: a session with no spin for PUMPKIN_SESSION_IDLE_SECONDS is closed
-(its seed revealed), so every seed is revealed in the end; and, beside it, the periodic signed
-checkpoint (infrastructure.audit.checkpoints).
+(its seed revealed), so every seed is revealed in the end.
 
 Every `serve` process runs one (a daemon thread): whichever is alive does the work, and two
 doing it at once is harmless (a close is judged on the newest state and closes once). Open
@@ -11,14 +10,12 @@ process's sessions are seen too. Idleness is judged by the application, on its c
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable
 from typing import Protocol
 from uuid import UUID
 
 from eventsourcing.utils import get_topic
 
+from infrastructure.background import Background
 from infrastructure.logging import get_logger
 from infrastructure.sessions.keys import SessionKey
 from infrastructure.store.event_rows import PAGE, EventRows
@@ -83,44 +80,26 @@ def close_idle_sessions(
 
 
 class Sweeper:
-    """The background thread of `serve`: idle closes, and a checkpoint every so often."""
+    """The background thread of `serve` that closes idle sessions (infrastructure.background)."""
 
     def __init__(
-        self,
-        application: ClosesIdleSessions,
-        store: PumpkinStore,
-        idle_seconds: float,
-        checkpoint: Callable[[], object] | None = None,
-        checkpoint_seconds: float = 0.0,
+        self, application: ClosesIdleSessions, store: PumpkinStore, idle_seconds: float
     ) -> None:
         self.application = application
         self.store = store
         self.idle_seconds = idle_seconds
         self.interval = max(0.05, min(60.0, idle_seconds / 4))
-        self.checkpoint = checkpoint
-        self.checkpoint_seconds = checkpoint_seconds
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="pumpkin-sweeper", daemon=True)
+        self._sessions: OpenSessions | None = None
+        self._loop = Background("pumpkin-sweeper", self.interval, self.sweep, "sweep_failed")
+
+    def sweep(self) -> int:
+        if self._sessions is None:
+            self._sessions = OpenSessions(self.store)
+        return close_idle_sessions(self.application, self._sessions, self.idle_seconds)
 
     def start(self) -> Sweeper:
-        self._thread.start()
+        self._loop.start()
         return self
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=10)
-
-    def _run(self) -> None:
-        sessions = OpenSessions(self.store)
-        next_checkpoint = time.monotonic() + self.checkpoint_seconds
-        while not self._stop.wait(self.interval):
-            try:
-                close_idle_sessions(self.application, sessions, self.idle_seconds)
-                if self.checkpoint is not None and self.checkpoint_seconds > 0 and (
-                    time.monotonic() >= next_checkpoint
-                ):
-                    self.checkpoint()
-                    next_checkpoint = time.monotonic() + self.checkpoint_seconds
-            except Exception:  # noqa: BLE001 - the store may be down: try again next time
-                log.warning("sweep_failed", exc_info=True)
+        self._loop.stop()

@@ -13,12 +13,8 @@ import pytest
 from fastapi.testclient import TestClient
 from http_support import served_client
 
-from infrastructure.pages.web import (
-    ASSETS_PREFIX,
-    CONTENT_SECURITY_POLICY,
-    STATIC_PREFIX,
-    contents_version,
-)
+from infrastructure.pages.assets import contents_version
+from infrastructure.pages.web import ASSETS_PREFIX, CONTENT_SECURITY_POLICY, STATIC_PREFIX
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 
@@ -51,7 +47,28 @@ def test_a_file_under_the_contents_name_is_kept_for_good_with_the_pages_headers(
     assert answer.headers["cache-control"] == IMMUTABLE
     assert answer.headers["x-content-type-options"] == "nosniff"
     assert answer.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
-    assert answer.content == client.get(f"{STATIC_PREFIX}/{asset}").content
+    plain = client.get(f"{STATIC_PREFIX}/{asset}")
+    assert answer.content == plain.content
+    assert answer.headers["content-type"] == plain.headers["content-type"]
+    assert answer.headers["x-frame-options"] == "DENY"
+
+
+def test_a_file_under_the_contents_name_answers_head_not_modified_and_nothing_else(
+    client: TestClient,
+) -> None:
+    asset = f"{ASSETS_PREFIX}/play/main.js"
+    first = client.get(asset)
+    head = client.head(asset)
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["content-length"] == str(len(first.content))
+    again = client.get(asset, headers={"If-None-Match": first.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    assert again.headers["x-content-type-options"] == "nosniff"
+    assert client.post(asset).status_code == 405
+    missing = client.get(f"{ASSETS_PREFIX}/play/nothing.js")
+    assert missing.status_code == 404
+    assert "immutable" not in missing.headers.get("cache-control", "")
+    assert client.get(f"{ASSETS_PREFIX}/../web.py").status_code == 404
 
 
 def test_the_plain_names_are_not_kept_for_good(client: TestClient) -> None:
