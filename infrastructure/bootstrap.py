@@ -33,6 +33,7 @@ from infrastructure.http.audit_export import AuditExports
 from infrastructure.http.deps import AuditReads, HttpDeps
 from infrastructure.http.metrics import Metrics
 from infrastructure.http.ratelimit import RateLimiter
+from infrastructure.http.read_models_health import ReadModelsHealth
 from infrastructure.http.shared_buckets import SHARED_LIMITS_ENV, SharedBuckets
 from infrastructure.logging import REVEAL, configure_logging, get_logger
 from infrastructure.pages.keys import PageKeys
@@ -106,10 +107,13 @@ def build_http_app(
     on_shutdown: Callable[[], object] | None = None,
     audit: AuditReads | None = None,
     console_sign_ins: SignIns | None = None,
+    read_models: ReadModelsHealth | None = None,
 ) -> FastAPI:
     metrics = Metrics()
     application.on_conflict_retry = metrics.store_retries.inc
     application.bind_metrics(metrics.registry)
+    if read_models is not None:
+        read_models.bind_metrics(metrics.registry)
     rounds = SettledRounds(
         ReadYourWritesRounds(projection_rounds, WriteSideRounds(application)), application
     )
@@ -136,8 +140,19 @@ def build_http_app(
         wallet_owed=application.wallet_owed,
         background=application.background,
         transparency=transparency_log(settings, application),
+        read_models=read_models,
     )
     return create_app(deps, on_shutdown)
+
+
+def read_models_health(reader: RecallReader) -> ReadModelsHealth:
+    """The read models' failures as the runner records them (projections/view_health.py)."""
+
+    def read() -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+        health = reader.views_health()
+        return health.failing, health.errors
+
+    return ReadModelsHealth(read)
 
 
 def jurisdiction_problems(settings: Settings) -> list[str]:
@@ -237,6 +252,7 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
         on_shutdown=runtime.close,
         audit=reader,
         console_sign_ins=build_console_sign_ins(settings, application),
+        read_models=read_models_health(reader),
     )
     log.info("service_built", database=settings.database_url_for_log)
     return runtime
@@ -276,12 +292,16 @@ def start_sweeper(settings: Settings, application: PumpkinApplication) -> Callab
             log.info("checkpoint_signed", tree_size=int(signed.split("\n")[1]))
 
     sweeper = Sweeper(application, store, settings.session_idle_seconds).start()
-    follower = LogFollower(builder, checkpoint, settings.checkpoint_seconds,
-                           LogLease(settings.database_url)).start()
+    follower = None
+    if settings.log_follow_seconds > 0:
+        follower = LogFollower(builder, checkpoint, settings.checkpoint_seconds,
+                               LogLease(settings.database_url),
+                               settings.log_follow_seconds).start()
 
     def stop() -> None:
         sweeper.stop()
-        follower.stop()
+        if follower is not None:
+            follower.stop()
 
     return stop
 

@@ -30,6 +30,7 @@ ROUTINE_EVENTS = (
     "RealityCheckAnswered",
     # the operator's wallet's routine: its balances, debits, credits and their acknowledgements
     "WalletBalanceReported",
+    "BalanceReported",
     "Opened",
     "DebitRecorded",
     "CreditOwed",

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from domain.ledger.round_features import FEATURE_EVENTS
-from projections import console_reads
+from projections import balances, console_reads
 from projections.database import (
     HasDatabaseUrl,
     database_url_of,
@@ -23,6 +23,7 @@ from projections.database import (
 from projections.recorders import Row, Sql
 from projections.rtp_growth import read_growth
 from projections.stats_report import read_stats
+from projections.view_health import ViewsHealth, read_health
 from projections.views import all_views
 
 _SUMMARY = "round_id, time, stake, total_win, level_before, level_after, features, max_win_hit"
@@ -119,8 +120,9 @@ class RecallReader:
     def balance(self, player_id: str) -> dict[str, Any] | None:
         """The player state of docs/CONTRACT.md, plus the last round id."""
         rows = self._all(
-            "SELECT player_id, balance, level, spins_to_next_level, hold_and_win_multiplier, "
-            "free_spins_multiplier, last_round_id FROM view_balances WHERE player_id = :id",
+            f"SELECT player_id, {balances.SHOWN_BALANCE}, level, spins_to_next_level, "
+            "hold_and_win_multiplier, free_spins_multiplier, last_round_id "
+            "FROM view_balances WHERE player_id = :id",
             {"id": player_id},
         )
         if not rows:
@@ -131,7 +133,10 @@ class RecallReader:
         return row
 
     def balances(self) -> list[dict[str, Any]]:
-        return [dict(row) for row in self._all("SELECT * FROM view_balances ORDER BY player_id")]
+        return [
+            dict(row)
+            for row in self._all(f"SELECT {balances.SHOWN} FROM view_balances ORDER BY player_id")
+        ]
 
     # -- the console -----------------------------------------------------------------------------
 
@@ -182,6 +187,12 @@ class RecallReader:
                 return 0
             reached.append(int(rows[0]["n"] or 0))
         return min(reached)
+
+    def views_health(self) -> ViewsHealth:
+        """The views failing now and how often each failed (projections/view_health.py)."""
+        health = read_health(self._all)
+        every = {view.name: 0 for view in all_views()}  # a view that never failed counts 0
+        return ViewsHealth(health.failing, every | health.errors)
 
     def wait_for(self, position: int | None, timeout: float = 1.0) -> bool:
         """Whether the views reached `position` within `timeout` seconds."""

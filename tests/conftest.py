@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from store_kinds_support import STORES, fresh_postgres_database, open_store
+from wallet_kinds_support import WALLETS, operators_wallet
 
 from infrastructure.application import PumpkinApplication
 from infrastructure.store.persistence import GroupCommitRecorder
+from infrastructure.wallet.reference import ReferenceWallet
 
 # Services the tests start (in-process or as `pumpkin serve`) keep their seed key here, not in a
 # key file in the working directory (the default for a PostgreSQL store).
@@ -82,3 +84,12 @@ def service(store_url: str) -> Iterator[PumpkinApplication]:
         yield app
     finally:
         app.close()
+
+
+@pytest.fixture(params=WALLETS)
+def operator_wallet(request: pytest.FixtureRequest) -> Iterator[ReferenceWallet | None]:
+    """The read models' tests run on both wallets: None (the built-in wallet), or the running
+    reference wallet the service calls as the operator's seamless wallet (served_client's
+    `wallet`)."""
+    with operators_wallet(request.param) as running:
+        yield running

@@ -9,9 +9,13 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
+from wallet_kinds_support import SECRET as WALLET_SECRET
+from wallet_kinds_support import hub88_keys
 
 from infrastructure.bootstrap import build_http_app, build_runtime
 from infrastructure.settings import Settings
+from infrastructure.wallet.hub88_reference import Hub88ReferenceWallet
+from infrastructure.wallet.reference import ReferenceWallet
 
 OPERATOR = "operator-key-for-tests"
 AUDITOR = "auditor-key-for-tests"
@@ -58,19 +62,43 @@ def client_for(service: Any, rate_limit: int = 0) -> TestClient:
     return TestClient(app, raise_server_exceptions=False)
 
 
+class ServedClient(TestClient):
+    """A test client of the API as `serve` runs it, and the operator's wallet it calls (None:
+    the built-in wallet), which a Journey funds its player in."""
+
+    operator_wallet: ReferenceWallet | None = None
+
+
 @contextmanager
-def served_client(database_url: str, **settings: Any) -> Iterator[TestClient]:
+def served_client(
+    database_url: str, wallet: ReferenceWallet | None = None, **settings: Any
+) -> Iterator[ServedClient]:
     """The API as `pumpkin serve` runs it: read models projected in-process (`settings`: any
-    to change from settings_for's)."""
+    to change from settings_for's); with `wallet` (a running reference wallet of either
+    protocol), on the operator's seamless wallet."""
     configured = settings_for(database_url)
+    if wallet is not None:
+        on_operators_wallet(configured, wallet)
     for name, value in settings.items():
         setattr(configured, name, value)
     runtime = build_runtime(configured, with_projections=True)
     try:
-        with TestClient(runtime.http_app, raise_server_exceptions=False) as test_client:
+        with ServedClient(runtime.http_app, raise_server_exceptions=False) as test_client:
+            test_client.operator_wallet = wallet
             yield test_client
     finally:
         runtime.close()
+
+
+def on_operators_wallet(settings: Settings, wallet: ReferenceWallet) -> None:
+    """`settings` changed to call `wallet` (the reference wallet of either protocol)."""
+    settings.wallet_url = wallet.url
+    settings.wallet_secret = SecretStr(WALLET_SECRET)
+    if isinstance(wallet, Hub88ReferenceWallet):
+        keys = hub88_keys()
+        settings.wallet_protocol = "hub88"
+        settings.wallet_private_key_file = keys.supplier_file
+        settings.wallet_public_key_file = keys.hub88_public_file
 
 
 def error_keys(error: dict[str, Any]) -> set[str]:
@@ -95,7 +123,10 @@ class Journey:
         self.player_id = unique("player")
         ok = client.post("/players", json={"player_id": self.player_id}, headers=bearer(OPERATOR))
         assert ok.status_code == 201, ok.text
-        if balance:
+        wallet: ReferenceWallet | None = getattr(client, "operator_wallet", None)
+        if wallet is not None:  # the operator's wallet keeps the money
+            wallet.set_balance(self.player_id, balance)
+        elif balance:
             self.deposit(balance)
         opened = client.post(
             f"/players/{self.player_id}/sessions", json={}, headers=bearer(OPERATOR)

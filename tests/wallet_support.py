@@ -8,60 +8,16 @@ a timer; time-based rules move the application's clock instead of sleeping.
 from __future__ import annotations
 
 import asyncio
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric import rsa
 from fastapi.testclient import TestClient
-from http_support import OPERATOR, bearer, settings_for, unique
-from pydantic import SecretStr
+from http_support import AUDITOR, OPERATOR, bearer, on_operators_wallet, settings_for, unique
 
 from infrastructure.bootstrap import build_runtime
-from infrastructure.wallet.hub88 import public_file, write_key_pair
-from infrastructure.wallet.hub88_reference import Hub88ReferenceWallet
 from infrastructure.wallet.reference import ReferenceWallet
-
-SECRET = "wallet-secret-for-tests"
-PROTOCOLS = ("pumpkin", "hub88")
-
-
-@dataclass(frozen=True)
-class Hub88Keys:
-    """The supplier's key pair (the service signs with it) and Hub88's (the wallet signs with
-    it), as key objects and as the PEM files the settings name."""
-
-    supplier: rsa.RSAPrivateKey
-    hub88: rsa.RSAPrivateKey
-    supplier_file: str  # the supplier's private key: PUMPKIN_WALLET_PRIVATE_KEY_FILE
-    hub88_public_file: str  # Hub88's public key: PUMPKIN_WALLET_PUBLIC_KEY_FILE
-
-
-def write_hub88_keys(directory: Path) -> Hub88Keys:
-    """Two fresh RSA key pairs, written as PEM files under `directory`."""
-    supplier = write_key_pair(directory / "supplier.pem")
-    hub88 = write_key_pair(directory / "hub88.pem")
-    return Hub88Keys(supplier, hub88, str(directory / "supplier.pem"),
-                     str(public_file(directory / "hub88.pem")))
-
-
-@cache
-def hub88_keys() -> Hub88Keys:
-    """One pair of key pairs for the whole test run (2048-bit keys take a while to make)."""
-    return write_hub88_keys(Path(tempfile.mkdtemp(prefix="hub88-keys-")))
-
-
-def reference_wallet(protocol: str, default_balance: int = 0) -> ReferenceWallet:
-    """The reference wallet of `protocol` (not started)."""
-    if protocol == "hub88":
-        keys = hub88_keys()
-        return Hub88ReferenceWallet(keys.supplier.public_key(), keys.hub88, 0, default_balance)
-    return ReferenceWallet(SECRET, 0, default_balance)
 
 
 class MovableClock:
@@ -82,13 +38,7 @@ def wallet_service(
     """(client, the seamless service, its clock) on `store_url`, calling `wallet`; with
     `projections`, its read models are created and followed in-process, as `serve` runs."""
     settings = settings_for(store_url)
-    settings.wallet_url = wallet.url
-    settings.wallet_secret = SecretStr(SECRET)
-    if isinstance(wallet, Hub88ReferenceWallet):
-        keys = hub88_keys()
-        settings.wallet_protocol = "hub88"
-        settings.wallet_private_key_file = keys.supplier_file
-        settings.wallet_public_key_file = keys.hub88_public_file
+    on_operators_wallet(settings, wallet)
     settings.wallet_timeout_seconds = timeout
     runtime = build_runtime(settings, with_projections=projections)
     clock = MovableClock()
@@ -132,6 +82,14 @@ class WalletPlayer:
             body["free_round"] = free_round
         return self.client.post(f"/sessions/{self.session_id}/spins", json=body,
                                 headers=bearer(self.token))
+
+
+def owed(client: TestClient) -> list[dict[str, Any]]:
+    """What the service owes the wallet, as GET /audit/wallet?status=owed answers."""
+    answer = client.get("/audit/wallet?status=owed", headers=bearer(AUDITOR))
+    assert answer.status_code == 200, answer.text
+    items: list[dict[str, Any]] = answer.json()["owed"]
+    return items
 
 
 def applied(wallet: ReferenceWallet, call: str, player_id: str) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from fastapi import Depends, Request
 from infrastructure.http.audit_export import AuditExports
 from infrastructure.http.metrics import Metrics
 from infrastructure.http.ratelimit import RateLimiter
+from infrastructure.http.read_models_health import ReadModelsHealth
 from infrastructure.pages.keys import PageKeys
 from infrastructure.pages.sign_ins import SignIns
 from infrastructure.ports import GameService
@@ -94,6 +95,8 @@ class HttpDeps:
     transparency: Any = None
     # Tasks run in the server's event loop while it serves (e.g. the wallet's outbox).
     background: tuple[Callable[[], Coroutine[Any, Any, None]], ...] = ()
+    # The read models failing now, for /health, /metrics and the console (None: no read models).
+    read_models: ReadModelsHealth | None = None
 
 
 async def _deps(request: Request) -> HttpDeps:

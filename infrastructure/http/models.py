@@ -69,8 +69,14 @@ class Empty(Body):
     """`{}`: no fields (any is 422 unknown_field)."""
 
 
+class ReadModelState(BaseModel):
+    position: int
+    error: str
+
+
 class Health(BaseModel):
-    status: str
+    status: str  # "ok", or "degraded" while a read model is failing
+    read_models: dict[str, ReadModelState] | None = None  # the failing ones (degraded only)
 
 
 class PlayerCreated(BaseModel):

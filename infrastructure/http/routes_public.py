@@ -14,14 +14,24 @@ from fastapi.security import HTTPAuthorizationCredentials
 from infrastructure.http.anonymous_limit import client_address
 from infrastructure.http.auth import bearer_scheme, identify
 from infrastructure.http.deps import Deps
-from infrastructure.http.models import Health
+from infrastructure.http.models import Health, ReadModelState
 from infrastructure.http.responses import FastJSONResponse
 
 router = APIRouter(tags=["public"])
 
 
-@router.get("/health", response_model=Health)
-async def health() -> Health:
+@router.get("/health", response_model=Health, response_model_exclude_none=True)
+async def health(deps: Deps) -> Health:
+    """200 "ok"; or, while a read model is failing, still 200 but "degraded", naming each failing
+    one with its position and error (CONTRACT.md)."""
+    if deps.read_models is not None:
+        await deps.read_models.refreshed()
+        failing = deps.read_models.failing()
+        if failing:
+            return Health(
+                status="degraded",
+                read_models={view: ReadModelState(**state) for view, state in failing.items()},
+            )
     return Health(status="ok")
 
 
@@ -41,6 +51,8 @@ async def metrics(
     if credentials is not None or not on_this_host(client_address(request.scope)):
         caller = await identify(request, deps, credentials.credentials if credentials else None)
         caller.may_read_metrics()
+    if deps.read_models is not None:
+        await deps.read_models.refreshed()  # pumpkin_read_model_errors_total, from the store
     return Response(deps.metrics.exposition(), media_type="text/plain; version=0.0.4")
 
 

@@ -72,13 +72,27 @@ MaybeSignedIn = Annotated[ConsoleUser | None, Depends(current_user)]
 
 
 def console_context(request: Request, user: ConsoleUser, section: str) -> dict[str, Any]:
-    """What every console page's template is given: the user, its section, its forms' token."""
+    """What every console page's template is given: the user, its section, its forms' token,
+    and the read models failing now (a banner names them: what the console shows may be
+    behind)."""
     return {
         "title": f"Console · {section}",
         "user": user,
         "section": section,
         "csrf": pages_of(request).console.csrf_token(user.cookie),
+        "failing_views": failing_views(request),
     }
+
+
+def failing_views(request: Request) -> dict[str, dict[str, Any]]:
+    """The read models failing now (view -> {"position", "error"}); called from a worker
+    thread (the console's routes are plain functions), so the store may be asked here."""
+    health = getattr(request.app.state.deps, "read_models", None)
+    if health is None:
+        return {}
+    health.refresh()
+    failing: dict[str, dict[str, Any]] = health.failing()
+    return failing
 
 
 def not_signed_in(request: Request, _exc: Exception) -> Response:

@@ -9,10 +9,13 @@ import pytest
 from fastapi.testclient import TestClient
 from http_support import AUDITOR, Journey, bearer, served_client
 
+from infrastructure.wallet.reference import ReferenceWallet
+
 
 @pytest.fixture
-def client(store_url: str) -> Iterator[TestClient]:
-    with served_client(store_url) as test_client:
+def client(store_url: str, operator_wallet: ReferenceWallet | None) -> Iterator[TestClient]:
+    """The API as `serve` runs it, on the built-in wallet and on the operator's."""
+    with served_client(store_url, operator_wallet) as test_client:
         yield test_client
 
 

@@ -7,6 +7,7 @@ from pages_support import eventually
 
 from infrastructure.pages.rtp import state_rtps
 from infrastructure.pages.svg import rtp_chart
+from infrastructure.wallet.reference import ReferenceWallet
 from projections.queries import RecallReader
 from projections.rtp_growth import is_checkpoint
 
@@ -19,8 +20,10 @@ def test_checkpoints_are_every_round_to_ten_then_a_dozen_per_tenfold() -> None:
     assert not is_checkpoint(0) and is_checkpoint(2_500_000) and not is_checkpoint(2_500_001)
 
 
-def test_actual_rtp_is_kept_as_rounds_grow_and_drawn_against_its_band(store_url: str) -> None:
-    with served_client(store_url) as client:
+def test_actual_rtp_is_kept_as_rounds_grow_and_drawn_against_its_band(
+    store_url: str, operator_wallet: ReferenceWallet | None
+) -> None:
+    with served_client(store_url, operator_wallet) as client:
         j = Journey(client)
         played = [j.spin().json() for _ in range(12)]  # 10 at level 0, then level 1 unlocks
         reader = RecallReader(store_url)

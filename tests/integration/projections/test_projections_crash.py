@@ -1,5 +1,6 @@
 """A projection runner killed with SIGKILL anywhere resumes exactly once: no double counts,
-no gaps, the same rows as a runner that never stopped (on SQLite and PostgreSQL)."""
+no gaps, the same rows as a runner that never stopped (on SQLite and PostgreSQL, on both
+wallets: the `table` fixture, conftest.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ import sys
 import time
 
 import psycopg
+import pytest
 from repo_paths import REPO
 from test_projections_views import play_scenario
 from view_support import dump_views
+from wallet_kinds_support import WALLETS, Table, table_on
 
-from infrastructure.application import PumpkinApplication
 from projections.queries import RecallReader
 from projections.runner import ProjectionsRunner, rebuild
 from projections.views import all_views
@@ -49,10 +51,10 @@ def kill_when_past(process: subprocess.Popen[bytes], reader: RecallReader, targe
 
 
 def test_a_runner_killed_mid_stream_resumes_with_the_rows_of_one_that_never_stopped(
-    service: PumpkinApplication, store_url: str
+    table: Table, store_url: str
 ) -> None:
-    play_scenario(service, players=4, spins=40)
-    end = service.recorder.max_notification_id()
+    play_scenario(table, players=4, spins=40)
+    end = table.app.recorder.max_notification_id()
     reader = RecallReader(store_url)
     try:
         reached = 0
@@ -75,20 +77,20 @@ def test_a_runner_killed_mid_stream_resumes_with_the_rows_of_one_that_never_stop
     assert after_kills == never_stopped
     assert len(after_kills["view_audit"]) == end
     assert after_kills["view_rounds_pending"] == []
-    rounds = sum(len(service.round_ids(f"player-{n}")) for n in range(4))
+    rounds = sum(len(table.app.round_ids(f"player-{n}")) for n in range(4))
     assert len(after_kills["view_rounds"]) == rounds
 
 
 def test_two_runners_following_one_store_at_once_still_count_every_event_once(
-    service: PumpkinApplication, store_url: str
+    table: Table, store_url: str
 ) -> None:
     # `pumpkin serve` runs the projections in-process; an operator may also start
     # `pumpkin projections run`. They take turns per batch and never project an event twice.
     first = ProjectionsRunner(store_url, max_batch=3).start()
     second = ProjectionsRunner(store_url, max_batch=5).start()
     try:
-        play_scenario(service, players=3, spins=20)
-        end = service.recorder.max_notification_id()
+        play_scenario(table, players=3, spins=20)
+        end = table.app.recorder.max_notification_id()
         assert first.wait_for(end, timeout=60) or second.wait_for(end, timeout=60)
         reader = RecallReader(store_url)
         try:
@@ -104,11 +106,11 @@ def test_two_runners_following_one_store_at_once_still_count_every_event_once(
 
 
 def test_a_batch_overlapping_what_another_runner_projected_adds_only_the_new_events(
-    service: PumpkinApplication, store_url: str
+    table: Table, store_url: str
 ) -> None:
-    play_scenario(service, players=2, spins=10)
-    end = service.recorder.max_notification_id()
-    notifications = service.recorder.select_notifications(start=1, limit=end)
+    play_scenario(table, players=2, spins=10)
+    end = table.app.recorder.max_notification_id()
+    notifications = table.app.recorder.select_notifications(start=1, limit=end)
     ahead = ProjectionsRunner(store_url)
     behind = ProjectionsRunner(store_url)  # still believes every view is at 0
     try:
@@ -123,9 +125,12 @@ def test_a_batch_overlapping_what_another_runner_projected_adds_only_the_new_eve
     assert dump_views(store_url) == overlapped
 
 
-def test_a_follower_survives_its_database_connections_being_cut(postgres_url: str) -> None:
-    with PumpkinApplication.from_url(postgres_url) as app:
-        play_scenario(app, players=1, spins=5)
+@pytest.mark.parametrize("wallet", WALLETS)
+def test_a_follower_survives_its_database_connections_being_cut(
+    postgres_url: str, wallet: str
+) -> None:
+    with table_on(wallet, postgres_url) as table:
+        play_scenario(table, players=1, spins=5)
     runner = ProjectionsRunner(postgres_url).start()
     try:
         dbname = postgres_url.rsplit("/", 1)[1]
@@ -135,10 +140,11 @@ def test_a_follower_survives_its_database_connections_being_cut(postgres_url: st
                 "WHERE datname = %s AND pid <> pg_backend_pid()",
                 (dbname,),
             )
-        with PumpkinApplication.from_url(postgres_url) as app:
-            app.register_player("after-the-cut")
-            app.deposit("after-the-cut", 500, "after-the-cut-in")
-            end = app.recorder.max_notification_id()
+        with table_on(wallet, postgres_url) as table:
+            table.register("after-the-cut")
+            table.fund("after-the-cut", 500, "after-the-cut-in")
+            table.open_session("after-the-cut")
+            end = table.app.recorder.max_notification_id()
         assert runner.wait_for(end, timeout=30)
     finally:
         runner.stop()

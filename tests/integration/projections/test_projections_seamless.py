@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from wallet_support import SECRET, WalletPlayer, settle, wallet_service
+from wallet_kinds_support import SECRET
+from wallet_support import WalletPlayer, settle, wallet_service
 
 from infrastructure.wallet.reference import ReferenceWallet
 from projections.database import dialect_of, open_datastore

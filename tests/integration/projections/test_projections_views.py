@@ -1,38 +1,47 @@
-"""The read models after a scenario, on SQLite and PostgreSQL."""
+"""The read models after a scenario, on SQLite and PostgreSQL, on the built-in wallet and on the
+operator's seamless wallet (the `table` fixture: conftest.py)."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from typing import Any
 
 import pytest
 from view_support import dump_views
+from wallet_kinds_support import Table
 
-from infrastructure.application import PumpkinApplication
 from projections.console_reads import KEY_EVENTS
 from projections.database import dialect_of, open_datastore
 from projections.export import export_audit
 from projections.queries import RecallReader
 from projections.recorders import Sql
 from projections.rounds import RoundsView
-from projections.runner import ProjectionsRunner, rebuild, start_in_process
+from projections.runner import ProjectionsRunner, ViewFailing, rebuild, start_in_process
 
-PROTECTION_KEYS = ("excluded", "excluded_until")  # the player state's, not the balance view's
+# The player state's, not the balance view's: protection, and the seamless wallet's currency.
+STATE_ONLY = ("excluded", "excluded_until", "currency")
 
 
-def play_scenario(app: PumpkinApplication, players: int = 3, spins: int = 25) -> list[str]:
-    """Deposits, withdrawals, sessions opened and closed, rounds; the player ids."""
+def play_scenario(table: Table, players: int = 3, spins: int = 25) -> list[str]:
+    """Money in and out, sessions opened and closed, rounds; the player ids."""
     ids = [f"player-{n}" for n in range(players)]
     for n, player_id in enumerate(ids):
-        app.register_player(player_id)
-        app.deposit(player_id, 50_000, f"{player_id}-in")
-        session_id, _token = app.open_session(player_id)
+        table.register(player_id)
+        table.fund(player_id, 50_000, f"{player_id}-in")
+        session_id = table.open_session(player_id)
         for spin in range(spins + n):
-            app.spin(session_id, 20 * (1 + spin % 3), f"{player_id}-spin-{spin}")
-        app.withdraw(player_id, 100, f"{player_id}-out")
-        app.close_session(session_id)
+            table.spin(session_id, 20 * (1 + spin % 3), f"{player_id}-spin-{spin}")
+        table.take(player_id, 100, f"{player_id}-out")
+        table.close_session(session_id)
+    table.settle()
     return ids
+
+
+def rounds_of(table: Table, *players: str) -> list[dict[str, Any]]:
+    """Every round the players played, oldest first."""
+    return [table.app.round(r) for p in players for r in reversed(table.app.round_ids(p))]
 
 
 def project(url: str, max_batch: int = 2000) -> int:
@@ -44,42 +53,48 @@ def project(url: str, max_batch: int = 2000) -> int:
 
 
 def test_the_balance_view_equals_each_players_aggregate(
-    service: PumpkinApplication, store_url: str
+    table: Table, store_url: str
 ) -> None:
-    players = play_scenario(service)
+    players = play_scenario(table)
+    table.register("idle")  # funded, a session opened, no round played
+    table.fund("idle", 7_000, "idle-in")
+    table.open_session("idle")
     project(store_url)
     reader = RecallReader(store_url)
     try:
-        for player_id in players:
+        for player_id in [*players, "idle"]:
             view = reader.balance(player_id)
             assert view is not None
-            state = service.player_state(player_id)
-            assert {k: view[k] for k in state if k not in PROTECTION_KEYS} == {
-                k: v for k, v in state.items() if k not in PROTECTION_KEYS
+            state = table.app.player_state(player_id)
+            assert {k: view[k] for k in state if k not in STATE_ONLY} == {
+                k: v for k, v in state.items() if k not in STATE_ONLY
             }
-            assert view["last_round_id"] == service.round_ids(player_id)[0]
+            rounds = table.app.round_ids(player_id)
+            assert view["last_round_id"] == (rounds[0] if rounds else None)
+        assert reader.balance("idle")["balance"] == 7_000
         assert reader.balance("nobody") is None
     finally:
         reader.close()
 
 
 def test_the_balance_view_follows_a_player_through_every_level_and_its_multipliers(
-    service: PumpkinApplication, store_url: str
+    table: Table, store_url: str
 ) -> None:
-    service.register_player("veteran")
-    service.deposit("veteran", 1_000_000, "veteran-in")
-    session_id, _token = service.open_session("veteran")
+    table.register("veteran")
+    table.fund("veteran", 1_000_000, "veteran-in")
+    session_id = table.open_session("veteran")
     for spin in range(265):
-        service.spin(session_id, 20, f"veteran-{spin}")
+        table.spin(session_id, 20, f"veteran-{spin}")
+    table.settle()
     project(store_url)
     reader = RecallReader(store_url)
     try:
         view = reader.balance("veteran")
         assert view is not None
-        state = service.player_state("veteran")
+        state = table.app.player_state("veteran")
         assert state["level"] == 5
-        assert {k: view[k] for k in state if k not in PROTECTION_KEYS} == {
-            k: v for k, v in state.items() if k not in PROTECTION_KEYS
+        assert {k: view[k] for k in state if k not in STATE_ONLY} == {
+            k: v for k, v in state.items() if k not in STATE_ONLY
         }
         rounds_per_level: dict[int, int] = {}
         for bucket in reader.stats()["buckets"]:
@@ -95,28 +110,28 @@ def test_the_balance_view_follows_a_player_through_every_level_and_its_multiplie
 
 
 def test_a_recalled_round_is_exactly_what_the_write_side_recorded(
-    service: PumpkinApplication, store_url: str
+    table: Table, store_url: str
 ) -> None:
-    players = play_scenario(service, players=2, spins=12)
+    players = play_scenario(table, players=2, spins=12)
     project(store_url)
     reader = RecallReader(store_url)
     try:
         for player_id in players:
-            for round_id in service.round_ids(player_id):
-                assert reader.round(round_id) == service.round(round_id)
+            for round_id in table.app.round_ids(player_id):
+                assert reader.round(round_id) == table.app.round(round_id)
         assert reader.round("player-0.999") is None
     finally:
         reader.close()
 
 
 def test_a_players_rounds_page_newest_first_with_limit_and_before(
-    service: PumpkinApplication, store_url: str
+    table: Table, store_url: str
 ) -> None:
-    play_scenario(service, players=2, spins=12)
+    play_scenario(table, players=2, spins=12)
     project(store_url)
     reader = RecallReader(store_url)
     try:
-        expected = service.round_ids("player-1")
+        expected = table.app.round_ids("player-1")
         pages, before = [], None
         while True:
             page = reader.player_rounds("player-1", limit=5, before=before)
@@ -128,7 +143,7 @@ def test_a_players_rounds_page_newest_first_with_limit_and_before(
         assert seen == expected
         assert [len(page) for page in pages] == [5, 5, 3]
         first = pages[0][0]
-        recorded = service.round(first["round_id"])
+        recorded = table.app.round(first["round_id"])
         assert set(first) == {"round_id", "time", "stake", "total_win", "level_before",
                               "level_after", "features", "max_win_hit"}
         assert first["stake"] == recorded["stake"]
@@ -139,9 +154,9 @@ def test_a_players_rounds_page_newest_first_with_limit_and_before(
 
 
 def test_rounds_can_be_found_by_win_size_model_version_and_time(
-    service: PumpkinApplication, store_url: str
+    table: Table, store_url: str
 ) -> None:
-    play_scenario(service, players=2, spins=12)
+    play_scenario(table, players=2, spins=12)
     project(store_url)
     reader = RecallReader(store_url)
     try:
@@ -150,7 +165,7 @@ def test_rounds_can_be_found_by_win_size_model_version_and_time(
         winners = reader.find_rounds(min_win=1, limit=1000)
         assert all(row["total_win"] >= 1 for row in winners)
         assert len(winners) == sum(1 for row in everything if row["total_win"] >= 1)
-        model = service.round(everything[0]["round_id"])["model_version"]
+        model = table.app.round(everything[0]["round_id"])["model_version"]
         assert len(reader.find_rounds(model_version=model, limit=1000)) == len(everything)
         assert reader.find_rounds(model_version="no-such-model") == []
         oldest = everything[-1]["time"]
@@ -160,13 +175,13 @@ def test_rounds_can_be_found_by_win_size_model_version_and_time(
         reader.close()
 
 
-def test_statistics_add_up_to_the_rounds(service: PumpkinApplication, store_url: str) -> None:
-    play_scenario(service)
+def test_statistics_add_up_to_the_rounds(table: Table, store_url: str) -> None:
+    play_scenario(table)
     project(store_url)
     reader = RecallReader(store_url)
     try:
-        rounds = [service.round(r) for p in ("player-0", "player-1", "player-2")
-                  for r in service.round_ids(p)]
+        rounds = [table.app.round(r) for p in ("player-0", "player-1", "player-2")
+                  for r in table.app.round_ids(p)]
         stats = reader.stats()
         buckets = stats["buckets"]
         assert sum(b["rounds"] for b in buckets) == len(rounds)
@@ -182,11 +197,11 @@ def test_statistics_add_up_to_the_rounds(service: PumpkinApplication, store_url:
 
 
 def test_the_audit_trail_holds_every_event_and_exports_as_csv_and_json_lines(
-    service: PumpkinApplication, store_url: str
+    table: Table, store_url: str
 ) -> None:
-    play_scenario(service, players=2, spins=5)
+    play_scenario(table, players=2, spins=5)
     project(store_url)
-    stored = service.recorder.select_notifications(start=1, limit=100_000)
+    stored = table.app.recorder.select_notifications(start=1, limit=100_000)
     as_csv, as_jsonl = io.StringIO(), io.StringIO()
     assert export_audit(store_url, as_csv, "csv") == len(stored)
     assert export_audit(store_url, as_jsonl, "jsonl") == len(stored)
@@ -194,16 +209,25 @@ def test_the_audit_trail_holds_every_event_and_exports_as_csv_and_json_lines(
     lines = [json.loads(line) for line in as_jsonl.getvalue().splitlines()]
     assert [int(r["position"]) for r in rows] == [n.id for n in stored]
     assert [line["position"] for line in lines] == [n.id for n in stored]
-    deposits = [line for line in lines if line["name"] == "Deposited"]
-    assert [(d["player_id"], d["amount"]) for d in deposits] == [
-        ("player-0", 50_000), ("player-1", 50_000)
-    ]
+    deposits = [(d["player_id"], d["amount"]) for d in lines if d["name"] == "Deposited"]
+    if table.kind == "builtin":
+        assert deposits == [("player-0", 50_000), ("player-1", 50_000)]
+    else:  # the operator's wallet keeps the money: its debits show, each naming its player
+        assert deposits == []
+        debits = [(d["player_id"], d["amount"]) for d in lines if d["name"] == "DebitRecorded"]
+        assert debits == [(r["player_id"], r["stake"]) for r in rounds_of(table, "player-0",
+                                                                          "player-1")]
     # Each event's hash is the next one's prev_hash in the same stream (the chain, flattened);
-    # the key streams (request and session keys) name the player too, and chain apart.
-    player_0 = [line for line in lines if line["player_id"] == "player-0"
-                and line["name"] not in KEY_EVENTS]
-    for before, after in zip(player_0, player_0[1:], strict=False):
-        assert after["prev_hash"] == before["hash"]
+    # the key streams (request and session keys) and the wallet account name the player too,
+    # and chain apart.
+    streams: dict[str, list[dict[str, Any]]] = {}
+    for line in lines:
+        if line["player_id"] == "player-0" and line["name"] not in KEY_EVENTS:
+            streams.setdefault(line["stream_id"], []).append(line)
+    assert len(streams) == (1 if table.kind == "builtin" else 2)  # the player; its account
+    for chain in streams.values():
+        for before, after in zip(chain, chain[1:], strict=False):
+            assert after["prev_hash"] == before["hash"]
     one = io.StringIO()
     assert export_audit(store_url, one, "jsonl", player_id="player-1") == sum(
         1 for line in lines if line["player_id"] == "player-1"
@@ -211,30 +235,31 @@ def test_the_audit_trail_holds_every_event_and_exports_as_csv_and_json_lines(
 
 
 def test_views_after_a_scenario_equal_views_rebuilt_from_zero(
-    service: PumpkinApplication, store_url: str
+    table: Table, store_url: str
 ) -> None:
-    play_scenario(service)
+    play_scenario(table)
     project(store_url, max_batch=3)  # small batches: rounds straddle transactions
     followed = dump_views(store_url)
-    assert rebuild(store_url) == service.recorder.max_notification_id()
+    assert rebuild(store_url) == table.app.recorder.max_notification_id()
     assert dump_views(store_url) == followed
     assert followed["view_rounds_pending"] == []
 
 
 def test_an_in_process_runner_lets_the_api_read_its_own_writes(
-    service: PumpkinApplication, store_url: str
+    table: Table, store_url: str
 ) -> None:
     handle = start_in_process(store_url)
     reader = RecallReader(store_url)
     try:
-        service.register_player("eve")
-        service.deposit("eve", 10_000, "eve-in")
-        session_id, _token = service.open_session("eve")
-        answer = service.spin(session_id, 20, "eve-spin-1")
-        position = service.recorder.max_notification_id()
+        table.register("eve")
+        table.fund("eve", 10_000, "eve-in")
+        session_id = table.open_session("eve")
+        answer = table.spin(session_id, 20, "eve-spin-1")
+        position = table.app.recorder.max_notification_id()
         assert handle.wait_for(position, timeout=10)
         assert reader.wait_for(position, timeout=10)
-        assert reader.round(answer["round_id"]) == answer
+        played = {k: v for k, v in answer.items() if k not in ("settlement", "currency")}
+        assert reader.round(answer["round_id"]) == played
         assert reader.balance("eve")["balance"] == answer["balance_after"]
         assert not reader.wait_for(position + 1_000, timeout=0.05)
     finally:
@@ -243,9 +268,9 @@ def test_an_in_process_runner_lets_the_api_read_its_own_writes(
 
 
 def test_a_view_whose_schema_changed_is_dropped_and_replayed_from_zero(
-    service: PumpkinApplication, store_url: str
+    table: Table, store_url: str
 ) -> None:
-    play_scenario(service, players=2, spins=5)
+    play_scenario(table, players=2, spins=5)
     project(store_url)
     projected = dump_views(store_url)
     datastore = open_datastore(store_url, pool_size=1)
@@ -256,15 +281,15 @@ def test_a_view_whose_schema_changed_is_dropped_and_replayed_from_zero(
             db.execute("DELETE FROM view_stats")  # what an older layout held is gone
     finally:
         datastore.close()
-    assert project(store_url) == service.recorder.max_notification_id()
+    assert project(store_url) == table.app.recorder.max_notification_id()
     assert dump_views(store_url) == projected
 
 
 def test_a_failing_view_does_not_hold_the_others_back_and_catches_up_once_fixed(
-    service: PumpkinApplication, store_url: str, monkeypatch: pytest.MonkeyPatch
+    table: Table, store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    play_scenario(service, players=1, spins=3)
-    end = service.recorder.max_notification_id()
+    play_scenario(table, players=1, spins=3)
+    end = table.app.recorder.max_notification_id()
 
     def broken(*_: object) -> None:
         raise RuntimeError("a bug in the rounds view")
@@ -272,7 +297,7 @@ def test_a_failing_view_does_not_hold_the_others_back_and_catches_up_once_fixed(
     runner = ProjectionsRunner(store_url)
     try:
         monkeypatch.setattr(RoundsView, "apply", broken)
-        with pytest.raises(RuntimeError):
+        with pytest.raises(ViewFailing, match="a bug in the rounds view"):
             runner.catch_up()
         reached = {p.name: p.position for p in runner.projections}
         assert reached == {

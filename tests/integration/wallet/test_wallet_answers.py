@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from http_support import OPERATOR, bearer
-from wallet_support import SECRET, WalletPlayer, applied, settle, wallet_service
+from wallet_kinds_support import SECRET
+from wallet_support import WalletPlayer, applied, settle
 
 from domain.ledger.identifiers import round_id_of
 from infrastructure.wallet.client import WalletClient
@@ -19,18 +19,6 @@ from infrastructure.wallet.client_wallet import ClientWallet, judged
 from infrastructure.wallet.outbox import MAX_DELAY, backoff
 from infrastructure.wallet.port import Credit, Debit, Outcome
 from infrastructure.wallet.reference import ReferenceWallet
-
-
-@pytest.fixture
-def wallet() -> Iterator[ReferenceWallet]:
-    with ReferenceWallet(SECRET) as running:
-        yield running
-
-
-@pytest.fixture
-def served(store_url: str, wallet: ReferenceWallet) -> Iterator[tuple[Any, Any, Any]]:
-    with wallet_service(store_url, wallet) as parts:
-        yield parts
 
 
 def owed(service: Any) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from wallet_support import SECRET, hub88_keys, reference_wallet
+from wallet_kinds_support import SECRET, hub88_keys, reference_wallet
 
 from infrastructure.wallet.conformance import Report, conformance, wallets_for
 from infrastructure.wallet.hub88_reference import Hub88ReferenceWallet, Hub88Server

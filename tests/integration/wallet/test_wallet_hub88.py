@@ -12,15 +12,9 @@ from uuid import UUID
 
 import httpx
 import pytest
-from http_support import AUDITOR, OPERATOR, bearer, unique
-from wallet_support import (
-    WalletPlayer,
-    applied,
-    hub88_keys,
-    reference_wallet,
-    settle,
-    wallet_service,
-)
+from http_support import OPERATOR, bearer, unique
+from wallet_kinds_support import hub88_keys, reference_wallet
+from wallet_support import WalletPlayer, applied, owed, settle, wallet_service
 
 from infrastructure.wallet.client import WalletClient
 from infrastructure.wallet.hub88 import (
@@ -44,23 +38,11 @@ def wallet() -> Iterator[Hub88ReferenceWallet]:
         yield running
 
 
-@pytest.fixture
-def served(store_url: str, wallet: Hub88ReferenceWallet) -> Iterator[tuple[Any, Any, Any]]:
-    with wallet_service(store_url, wallet) as parts:
-        yield parts
-
-
 def wire(wallet: Hub88ReferenceWallet, call: str) -> list[dict[str, Any]]:
     """The requests of one call as Hub88's wallet received them."""
     server = wallet._handler
     assert isinstance(server, Hub88Server)
     return [body for seen, body in server.wire if seen == call]
-
-
-def owed(client: Any) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = client.get(
-        "/audit/wallet?status=owed", headers=bearer(AUDITOR)).json()["owed"]
-    return items
 
 
 def test_amounts_are_hub88_units_of_the_currency() -> None:

@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -18,30 +17,12 @@ import orjson
 import pytest
 from http_support import AUDITOR, OPERATOR, bearer, unique
 from pages_support import csrf_of, form
-from wallet_support import SECRET, WalletPlayer, applied, settle, wallet_service
+from wallet_kinds_support import SECRET
+from wallet_support import WalletPlayer, applied, owed, settle, wallet_service
 
 from infrastructure.wallet.port import Debit
 from infrastructure.wallet.reference import ReferenceWallet
 from infrastructure.wallet.signing import sign
-
-
-@pytest.fixture
-def wallet() -> Iterator[ReferenceWallet]:
-    with ReferenceWallet(SECRET) as running:
-        yield running
-
-
-@pytest.fixture
-def served(store_url: str, wallet: ReferenceWallet) -> Iterator[tuple[Any, Any, Any]]:
-    with wallet_service(store_url, wallet) as parts:
-        yield parts
-
-
-def owed(client: Any) -> list[dict[str, Any]]:
-    answer = client.get("/audit/wallet?status=owed", headers=bearer(AUDITOR))
-    assert answer.status_code == 200, answer.text
-    items: list[dict[str, Any]] = answer.json()["owed"]
-    return items
 
 
 def test_a_spin_debits_the_stake_then_credits_the_win(served: Any, wallet: ReferenceWallet) -> None:
