@@ -292,12 +292,16 @@ def start_sweeper(settings: Settings, application: PumpkinApplication) -> Callab
             log.info("checkpoint_signed", tree_size=int(signed.split("\n")[1]))
 
     sweeper = Sweeper(application, store, settings.session_idle_seconds).start()
-    follower = LogFollower(builder, checkpoint, settings.checkpoint_seconds,
-                           LogLease(settings.database_url)).start()
+    follower = None
+    if settings.log_follow_seconds > 0:
+        follower = LogFollower(builder, checkpoint, settings.checkpoint_seconds,
+                               LogLease(settings.database_url),
+                               settings.log_follow_seconds).start()
 
     def stop() -> None:
         sweeper.stop()
-        follower.stop()
+        if follower is not None:
+            follower.stop()
 
     return stop
 

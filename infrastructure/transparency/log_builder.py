@@ -44,6 +44,7 @@ class LogBuilder:
         self.rows = EventRows(self.application)
         self.store = LogStore(self.rows)
         self.decode = self.application.mapper.to_domain_event
+        self.transcoder = self.application.mapper.transcoder
 
     def follow(self, pages: int | None = None) -> int:
         """Take in the events stored since the log's position; how many leaves were added."""
@@ -57,7 +58,7 @@ class LogBuilder:
             leaves: list[tuple[int, int, str | None, str]] = []
             nodes: list[tuple[int, int, bytes]] = []
             for row in batch:
-                leaf, round_id = leaf_of_row(self.decode, row)
+                leaf, round_id = leaf_of_row(self.decode, row, self.transcoder)
                 nodes.extend(frontier.append(leaf_hash(leaf)))
                 leaves.append((frontier.size - 1, row.notification_id, round_id, leaf.decode()))
             self.store.append(after, batch[-1].notification_id, leaves, nodes)

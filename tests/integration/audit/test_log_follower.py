@@ -58,3 +58,25 @@ def test_the_background_loop_logs_a_failed_turn_and_goes_on() -> None:
     assert turns.acquire(timeout=5) and turns.acquire(timeout=5)  # a second turn came
     loop.stop()
     assert stopped.is_set() and len(calls) >= 2
+
+
+def test_serve_builds_the_log_only_when_asked_to_follow(
+    service: PumpkinApplication, store_url: str, tmp_path: object
+) -> None:
+    from http_support import settings_for
+
+    from infrastructure.bootstrap import start_sweeper
+
+    settings = settings_for().model_copy(update={
+        "database_url": store_url, "log_follow_seconds": 0,
+        "checkpoint_key_file": f"{tmp_path}/log.key"})
+    stop = start_sweeper(settings, service)
+    try:
+        assert "pumpkin-log" not in {t.name for t in threading.enumerate()}
+    finally:
+        stop()
+    stop = start_sweeper(settings.model_copy(update={"log_follow_seconds": 0.5}), service)
+    try:
+        assert "pumpkin-log" in {t.name for t in threading.enumerate()}
+    finally:
+        stop()
