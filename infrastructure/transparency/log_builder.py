@@ -1,8 +1,9 @@
 """The transparency log follows the store like a read model: every stored event, in the store's
 order (notification id), becomes the next leaf (infrastructure.transparency.leaves), its leaf
 and the subtree hashes it completes written with the log's position in one transaction
-(infrastructure.transparency.log_store). It runs behind the write (serve's background thread,
-`pumpkin checkpoint`), never in a spin.
+(infrastructure.transparency.log_store). It runs behind the write, where the read models run
+(`serve` with its projections: its own thread, or the parent process of `--workers N`;
+`pumpkin projections run`; `pumpkin checkpoint`), never in a process answering spins.
 
 A checkpoint is signed with the operator's log key when the tree has grown since the last one
 (so a checkpoint keeps the cosignatures its tree was given): a C2SP signed note

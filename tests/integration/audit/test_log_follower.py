@@ -83,3 +83,29 @@ def test_serve_builds_the_log_only_when_asked_to_follow(
         assert "pumpkin-log" in {t.name for t in threading.enumerate()}
     finally:
         stop()
+
+
+def test_the_log_follows_where_the_read_models_run_never_beside_a_worker_that_answers(
+    store_url: str, tmp_path: object
+) -> None:
+    """A `serve` process without its projections (a worker of `--workers N`, or one beside a
+    `pumpkin projections run`) answers spins and builds no log: the parent process, or the
+    projections' process, does (start_log_on_its_own)."""
+    from http_support import settings_for
+
+    from infrastructure.bootstrap import build_runtime, start_log_on_its_own
+
+    settings = settings_for().model_copy(update={
+        "database_url": store_url, "log_follow_seconds": 0.5,
+        "checkpoint_key_file": f"{tmp_path}/log.key"})
+    runtime = build_runtime(settings, with_projections=False)
+    try:
+        assert "pumpkin-log" not in {t.name for t in threading.enumerate()}
+    finally:
+        runtime.close()
+    stop = start_log_on_its_own(settings)
+    try:
+        assert "pumpkin-log" in {t.name for t in threading.enumerate()}
+    finally:
+        stop()
+    assert "pumpkin-log" not in {t.name for t in threading.enumerate()}
