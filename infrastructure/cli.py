@@ -283,14 +283,9 @@ def verify(
     from infrastructure.audit.verification import verify_command
 
     settings = _settings()
-    if since is not None:
-        from infrastructure.audit.since_check import since_command
-
-        _exit_with(since_command(settings, since, log_key, json_out,
-                                 bool(player or checkpoint or witness_key or public_key)))
     _exit_with(verify_command(
         settings, player=player, json_out=json_out, checkpoint=checkpoint,
-        public_key=public_key, log_key=log_key, witness_keys=witness_key,
+        public_key=public_key, log_key=log_key, witness_keys=witness_key, since=since,
     ))
 
 
