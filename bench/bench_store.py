@@ -157,7 +157,7 @@ def build_long_player(app: PumpkinApplication, events: int) -> None:
         for _ in range(min(1_000, events - done)):
             done += 1
             player.deposit(1, f"d{done}", datetime.now(UTC))
-        app.save(player)
+        app.store.save(player)
 
 
 def median_load_ms(load: Callable[[], object], times: int) -> float:

@@ -251,7 +251,7 @@ def build_runtime(settings: Settings, with_projections: bool = False) -> Runtime
     application = build_application(settings)
     runtime = Runtime(settings, application, FastAPI())
     runtime.closers.append(application.close)
-    runtime.closers.append(start_sweeper(settings, application))
+    runtime.closers.append(start_sweeper(settings, application, with_log=with_projections))
     if with_projections:
         stop = start_projections_in_process(settings)
         if stop is not None:
@@ -283,19 +283,41 @@ def build_console_sign_ins(settings: Settings, application: PumpkinApplication) 
         return SignInTable(rows.datastore, rows.postgres)
 
 
-def start_sweeper(settings: Settings, application: PumpkinApplication) -> Callable[[], object]:
-    """The background closes of idle sessions, and the transparency log following the store
-    with its periodic signed checkpoint (built by one process per store: the lease's holder);
-    returns how to stop them."""
+def start_sweeper(
+    settings: Settings, application: PumpkinApplication, *, with_log: bool = True
+) -> Callable[[], object]:
+    """The background closes of idle sessions and, `with_log`, the transparency log following
+    the store (start_log_follower); returns how to stop them."""
+    from infrastructure.sessions.session_sweeper import Sweeper
+
+    sweeper = Sweeper(application, application.store, settings.session_idle_seconds).start()
+    stop_log = start_log_follower(settings, application) if with_log else None
+
+    def stop() -> None:
+        sweeper.stop()
+        if stop_log is not None:
+            stop_log()
+
+    return stop
+
+
+def start_log_follower(
+    settings: Settings, application: PumpkinApplication
+) -> Callable[[], object] | None:
+    """The transparency log following the store, with its periodic signed checkpoint (built by
+    one process per store: the lease's holder). It runs where the read models run (beside them,
+    behind the write), never in a process that answers spins: in `serve`'s parent process with
+    --workers N, in `pumpkin projections run`, or in the one `serve` process with its projections.
+    None when PUMPKIN_LOG_FOLLOW_SECONDS is 0."""
+    if settings.log_follow_seconds <= 0:
+        return None
     from infrastructure.audit.checkpoint_commands import signing_key_file
     from infrastructure.audit.checkpoints import load_signing_key
-    from infrastructure.sessions.session_sweeper import Sweeper
     from infrastructure.transparency.log_builder import LogBuilder
     from infrastructure.transparency.log_follower import LogFollower
     from infrastructure.transparency.log_lease import LogLease
 
-    store = application.store
-    builder = LogBuilder(store)
+    builder = LogBuilder(application.store)
 
     def checkpoint() -> None:
         key = load_signing_key(signing_key_file(settings))
@@ -304,13 +326,21 @@ def start_sweeper(settings: Settings, application: PumpkinApplication) -> Callab
         if signed is not None:
             log.info("checkpoint_signed", tree_size=int(signed.split("\n")[1]))
 
-    sweeper = Sweeper(application, store, settings.session_idle_seconds).start()
     follower = LogFollower(builder, checkpoint, settings.checkpoint_seconds,
-                           LogLease(settings.database_url)).start()
+                           LogLease(settings.database_url), settings.log_follow_seconds).start()
+    return follower.stop
+
+
+def start_log_on_its_own(settings: Settings) -> Callable[[], object]:
+    """`serve --workers N`'s parent process: the log follows the store here, on an application
+    of its own, so no worker's event loop shares its interpreter with the log's hashing."""
+    application = build_application(settings)
+    stop_log = start_log_follower(settings, application)
 
     def stop() -> None:
-        sweeper.stop()
-        follower.stop()
+        if stop_log is not None:
+            stop_log()
+        application.close()
 
     return stop
 

@@ -87,6 +87,7 @@ def serve(
         build_runtime,
         jurisdiction_problems,
         settle_heap,
+        start_log_on_its_own,
         start_projections_in_process,
     )
     from infrastructure.http.key_policy import key_problems
@@ -132,6 +133,7 @@ def serve(
     os.environ["PUMPKIN_AUDITOR_KEY"] = settings.auditor_key.get_secret_value()
     with _store_reachable(settings):
         stop_projections = start_projections_in_process(settings) if with_projections else None
+        stop_log = start_log_on_its_own(settings) if with_projections else None
     from infrastructure.http.workers import supervise
 
     try:
@@ -140,8 +142,9 @@ def serve(
         typer.echo(f"cannot serve on {where['host']}:{where['port']}: {error}", err=True)
         raise typer.Exit(3) from None
     finally:
-        if stop_projections is not None:
-            stop_projections()
+        for stop in (stop_log, stop_projections):
+            if stop is not None:
+                stop()
 
 
 @app.command()
@@ -202,14 +205,9 @@ def verify(
     from infrastructure.audit.verification import verify_command
 
     settings = _settings()
-    if since is not None:
-        from infrastructure.audit.since_check import since_command
-
-        _exit_with(since_command(settings, since, log_key, json_out,
-                                 bool(player or checkpoint or witness_key or public_key)))
     _exit_with(verify_command(
         settings, player=player, json_out=json_out, checkpoint=checkpoint,
-        public_key=public_key, log_key=log_key, witness_keys=witness_key,
+        public_key=public_key, log_key=log_key, witness_keys=witness_key, since=since,
     ))
 
 
@@ -314,10 +312,17 @@ def wallet_conformance(
 
 @projections_app.command("run")
 def projections_run() -> None:
-    """Follow the event store into the read models until stopped (SIGTERM or Ctrl-C)."""
+    """Follow the event store into the read models, and the transparency log with its signed
+    checkpoints, until stopped (SIGTERM or Ctrl-C)."""
+    from infrastructure.bootstrap import start_log_on_its_own
     from projections.runner import run
 
-    run(_settings())
+    settings = _settings()
+    stop_log = start_log_on_its_own(settings)
+    try:
+        run(settings)
+    finally:
+        stop_log()
 
 
 @projections_app.command("rebuild")

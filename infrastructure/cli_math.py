@@ -72,8 +72,12 @@ def math_figures(
     fs_mult: FsMult = 1.0,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     screens: Annotated[
-        int, typer.Option(help="Screens sampled for the sd (the other figures are exact).")
-    ] = 1_000_000,
+        int,
+        typer.Option(
+            help="Screens sampled for Clover Moon Swap's part of the sd (all else is exact; "
+            "the calculator's DEFAULT_SCREENS)."
+        ),
+    ] = 50_000,
     workers: Annotated[
         int | None, typer.Option(help="Processes computing states at once (default: every core).")
     ] = None,

@@ -61,6 +61,9 @@ class Settings(BaseSettings):
     checkpoint_key_file: str = ""
     # `serve` records a signed checkpoint this often; 0 = only `pumpkin checkpoint`.
     checkpoint_seconds: float = Field(default=60.0, ge=0)
+    # `serve` takes new events into the transparency log this often; 0 = serve never builds the
+    # log (`pumpkin checkpoint` does, e.g. from cron; proofs then wait for it).
+    log_follow_seconds: float = Field(default=0.5, ge=0)
     # The operator's seamless wallet (infrastructure/wallet/): unset, the built-in wallet.
     wallet_url: str = ""
     wallet_secret: SecretStr = SecretStr("")

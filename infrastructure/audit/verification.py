@@ -302,6 +302,7 @@ def verify_command(
     public_key: str | None = None,
     log_key: str | None = None,
     witness_keys: list[str] | None = None,
+    since: Any = None,
 ) -> int:
     """`pumpkin verify [--player ID] [--json] [--checkpoint FILE --log-key VKEY [--witness-key
     WVKEY...]]`: exit 0 only if everything agrees. The whole store's verify recomputes the
@@ -311,6 +312,12 @@ def verify_command(
     from domain.errors import RuleViolation
     from domain.ledger.identifiers import check_player_id
     from infrastructure.application import PumpkinApplication
+
+    if since is not None:  # the daily check (infrastructure.audit.since_check)
+        from infrastructure.audit.since_check import since_command
+
+        return since_command(settings, since, log_key, json_out,
+                             bool(player or checkpoint or witness_keys or public_key))
 
     application = PumpkinApplication.from_url(settings.database_url)
     try:

@@ -23,12 +23,18 @@ def computed_states(
     model: MathModel, states: list[tuple[int, int, int]], screens: int, workers: int
 ) -> list[dict[str, Any]]:
     """Each state's computed figures, in the order asked, on `workers` processes. A state's
-    figures do not depend on where they are computed (its sampled screens have a fixed seed)."""
+    figures do not depend on where they are computed (its sampled screens have a fixed seed).
+    The slow level-5 states go first, so the last ones to finish are short."""
     jobs = [(model, state, screens) for state in states]
     if workers <= 1 or len(jobs) <= 1:
         return [_computed(job) for job in jobs]
+    order = sorted(range(len(jobs)), key=lambda i: -states[i][0])  # stable: level 5 first
     with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-        return list(pool.map(_computed, jobs))
+        done = list(pool.map(_computed, [jobs[i] for i in order]))
+    answered: list[dict[str, Any]] = [{} for _ in jobs]
+    for i, figures in zip(order, done, strict=True):
+        answered[i] = figures
+    return answered
 
 
 def _computed(job: tuple[MathModel, tuple[int, int, int], int]) -> dict[str, Any]:
@@ -79,8 +85,8 @@ def math_command(
 
 def _text(result: dict[str, Any]) -> str:
     lines = [
-        f"model {result['model_version']} (computed figures: exact but the sd, which is from "
-        "sampled screens with its standard error)",
+        f"model {result['model_version']} (computed figures, exact; the sd's Clover Moon Swap "
+        "term from sampled screens, with its standard error)",
         "",
     ]
     lines.append(

@@ -30,8 +30,9 @@ def markdown(math_figures: dict[str, Any], par: dict[str, Any]) -> str:
         "Computed figures (`pumpkin math`, the calculator: skeletons and the symbols that decide "
         "line wins and Clover Moon Swap enumerated exactly, Hold & Win by a Markov chain, Free "
         "Spins by Wald's identity, so RTP, hit frequency and feature frequencies are exact; the "
-        f"sd from {math_figures['screens']:,} fixed-seed screens with every later step averaged "
-        "exactly) beside a simulation of "
+        "sd too, by the same enumeration, but Clover Moon Swap's second moment, from "
+        f"{math_figures['screens']:,} fixed-seed screens with each swap averaged exactly) beside "
+        "a simulation of "
         f"{n:,} rounds per state. Master seed `{par['master_seed']}`, fixed before the run "
         '(SHA-256 of "pumpkin-par:" and the model name); each state\'s seed is SHA-256(master '
         "seed + state key). No state was re-simulated.",

@@ -77,6 +77,7 @@ def _player_page(
             protection=_with_fields(audit.player_events(player_id, PROTECTION_EVENTS, SHOWN)),
             money=_with_fields(audit.player_events(player_id, MONEY_EVENTS, SHOWN)),
             limits=_limits(deps, player_id),
+            operators_wallet=deps.wallet_owed is not None,  # the seamless wallet owes, or none
         )
     return page("player.html", context, status=200 if state is not None else 404)
 

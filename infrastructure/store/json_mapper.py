@@ -112,6 +112,7 @@ class JsonNativeMapper(Mapper[UUID]):
             ) from e
         from_version = state.pop("class_version", 1)
         rule = state.pop(CHAIN_RULE_KEY, 1)
+        state.pop(STORED_DIGEST, None)  # a row never names its own digest: it is computed
         digest = None
         if issubclass(cls, ChainLink) and (from_version < current or rule != CHAIN_RULE):
             try:
@@ -159,16 +160,10 @@ def _plain_state(transcoder: JSONTranscoder, state: bytes) -> dict[str, Any] | N
     None for anything else (the library decodes it then): a state orjson refuses (lone
     surrogates, NaN, 1e400), one with a run of 19 digits (orjson reads an integer beyond 64
     bits as a float), one with a \\u escape (an escaped key could spell "_type_")."""
-    typed = state.count(_TYPED)
-    if typed > 1 or b"\\u" in state or _LONG_NUMBER in state.translate(_DIGITS):
+    decoded = plain_state_raw(state)
+    if decoded is None:
         return None
-    try:
-        decoded = orjson.loads(state)
-    except orjson.JSONDecodeError:
-        return None
-    if type(decoded) is not dict:
-        return None
-    if typed:
+    if _TYPED in state:
         stamp = decoded.get("timestamp")
         if type(stamp) is not dict or len(stamp) != 2 or "_data_" not in stamp:
             return None
@@ -177,3 +172,15 @@ def _plain_state(transcoder: JSONTranscoder, state: bytes) -> dict[str, Any] | N
             return None
         decoded["timestamp"] = transcoding.decode(stamp["_data_"])
     return decoded
+
+
+def plain_state_raw(state: bytes) -> dict[str, Any] | None:
+    """The state as orjson reads it, its one transcoded value (the timestamp) left as the
+    library wrote it; None where orjson's reading could differ from the library's (above)."""
+    if state.count(_TYPED) > 1 or b"\\u" in state or _LONG_NUMBER in state.translate(_DIGITS):
+        return None
+    try:
+        decoded = orjson.loads(state)
+    except orjson.JSONDecodeError:
+        return None
+    return decoded if type(decoded) is dict else None

@@ -140,8 +140,9 @@ class GroupCommitRecorder(PostgresApplicationRecorder):
             ids: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
             return ids
         write = _Write(stored_events)
-        write.leads = self._queue.join(write)
-        if not write.leads:
+        if self._queue.join(write):
+            write.leads = True
+        else:  # the leader may hand this save the lead (leads = True) from the moment it joined
             write.woken.wait()
         if write.leads:
             self._lead()

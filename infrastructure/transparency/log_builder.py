@@ -1,8 +1,9 @@
 """The transparency log follows the store like a read model: every stored event, in the store's
 order (notification id), becomes the next leaf (infrastructure.transparency.leaves), its leaf
 and the subtree hashes it completes written with the log's position in one transaction
-(infrastructure.transparency.log_store). It runs behind the write (serve's background thread,
-`pumpkin checkpoint`), never in a spin.
+(infrastructure.transparency.log_store). It runs behind the write, where the read models run
+(`serve` with its projections: its own thread, or the parent process of `--workers N`;
+`pumpkin projections run`; `pumpkin checkpoint`), never in a process answering spins.
 
 A checkpoint is signed with the operator's log key when the tree has grown since the last one
 (so a checkpoint keeps the cosignatures its tree was given): a C2SP signed note
@@ -44,6 +45,7 @@ class LogBuilder:
         self.rows = EventRows(self.application)
         self.store = LogStore(self.rows)
         self.decode = self.application.mapper.to_domain_event
+        self.transcoder = self.application.mapper.transcoder
 
     def follow(self, pages: int | None = None) -> int:
         """Take in the events stored since the log's position; how many leaves were added."""
@@ -57,7 +59,7 @@ class LogBuilder:
             leaves: list[tuple[int, int, str | None, str]] = []
             nodes: list[tuple[int, int, bytes]] = []
             for row in batch:
-                leaf, round_id = leaf_of_row(self.decode, row)
+                leaf, round_id = leaf_of_row(self.decode, row, self.transcoder)
                 nodes.extend(frontier.append(leaf_hash(leaf)))
                 leaves.append((frontier.size - 1, row.notification_id, round_id, leaf.decode()))
             self.store.append(after, batch[-1].notification_id, leaves, nodes)

@@ -1,6 +1,7 @@
 """The background thread of `serve` that keeps the transparency log behind the store: it takes
-in new events every FOLLOW_SECONDS (so the log's lag stays small at any load, and the spin path
-never waits on it) and signs a checkpoint every PUMPKIN_CHECKPOINT_SECONDS if the tree grew.
+in new events every PUMPKIN_LOG_FOLLOW_SECONDS (0.5 s, so the log's lag stays small at any load,
+and the spin path never waits on it) and signs a checkpoint every PUMPKIN_CHECKPOINT_SECONDS if
+the tree grew.
 
 One builder per store (infrastructure.transparency.log_lease): in `serve --workers N` only the
 worker holding the lease follows and signs; the others ask for it at every turn, and take over
@@ -20,13 +21,14 @@ FOLLOW_SECONDS = 0.5
 
 class LogFollower:
     def __init__(self, builder: LogBuilder, sign: Callable[[], object],
-                 checkpoint_seconds: float, lease: LogLease | None = None) -> None:
+                 checkpoint_seconds: float, lease: LogLease | None = None,
+                 follow_seconds: float = FOLLOW_SECONDS) -> None:
         self.builder = builder
         self.sign = sign
         self.checkpoint_seconds = checkpoint_seconds
         self.lease = lease
         self._next_checkpoint = time.monotonic() + checkpoint_seconds
-        self._loop = Background("pumpkin-log", FOLLOW_SECONDS, self.turn, "log_follow_failed",
+        self._loop = Background("pumpkin-log", follow_seconds, self.turn, "log_follow_failed",
                                 on_stop=lease.release if lease is not None else None)
 
     def leads(self) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from typing import Any
 
 import psycopg
@@ -24,6 +25,7 @@ import psycopg
 from infrastructure.store.database_url import is_postgres, postgres_address, sqlite_path
 
 LOG_LOCK = 0x70756D706B6C6F67  # advisory lock key of the log's builder ("pumpklog")
+ASK_EVERY_SECONDS = 5.0  # a follower without the lease asks again this often, not every turn
 
 
 class LogLease:
@@ -32,11 +34,18 @@ class LogLease:
         self._connection: Any = None
         self._file: int | None = None
         self._memory = database_url.endswith(":memory:")
+        self._asked_at = -ASK_EVERY_SECONDS
 
     def held(self) -> bool:
-        """Whether this process builds the log (taking the lease if it is free)."""
+        """Whether this process builds the log (taking the lease if it is free; a process
+        without it asks at most every ASK_EVERY_SECONDS: on PostgreSQL asking opens a
+        connection)."""
         if self._memory or self._connection is not None or self._file is not None:
             return True
+        now = time.monotonic()
+        if now - self._asked_at < ASK_EVERY_SECONDS:
+            return False
+        self._asked_at = now
         if is_postgres(self.database_url):
             return self._take_postgres()
         return self._take_file(sqlite_path(self.database_url) + ".log-lock")
@@ -60,6 +69,10 @@ class LogLease:
             return False
         self._file = handle
         return True
+
+    def ask_now(self) -> None:
+        """Ask again at the next turn (the holder is known to be gone)."""
+        self._asked_at = -ASK_EVERY_SECONDS
 
     def release(self) -> None:
         if self._connection is not None:

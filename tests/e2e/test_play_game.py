@@ -253,3 +253,28 @@ def test_a_refusal_is_a_dialog_with_its_message(tab: PlayTab, base: str) -> None
         tab.shot("play-refusal", "#dialog")
 
     tab.chromium.run(play)
+
+
+def test_at_390_px_no_sum_of_money_breaks_across_lines(tab: PlayTab) -> None:
+    """A player's figures and the jackpot ladder at the largest stake, with a balance of nine
+    digits: every amount on one line and inside its own box (a phone reader never sees
+    "€2,500." above "00")."""
+    round_ = {**fixture_round("swap"), "balance_after": 99_998_460}  # €999,984.60
+
+    def play() -> None:
+        play_recorded(tab, [round_])
+        picker = tab.page.locator(role("stake"))
+        values = picker.locator("option").evaluate_all("options => options.map(o => o.value)")
+        picker.select_option(max(values, key=int))
+        tab.spin()
+        playwright_api.expect(tab.page.locator(role("balance"))).to_have_text("€999,984.60")
+        amounts = tab.page.locator(".status strong, #jackpots strong").evaluate_all(
+            """els => els.map(e => { const line = parseFloat(getComputedStyle(e).lineHeight);
+                 return [e.textContent, e.scrollWidth <= e.clientWidth,
+                         e.getBoundingClientRect().height < 1.5 * line]; })""")
+        assert len(amounts) >= 12
+        broken = [text for text, inside, one_line in amounts if not (inside and one_line)]
+        assert not broken, broken
+        assert tab.page.evaluate("document.documentElement.scrollWidth") <= 390
+
+    tab.chromium.run(play)

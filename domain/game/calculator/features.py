@@ -12,7 +12,15 @@ _NO_CAP_LEVEL = 4  # before jackpots unlock at most 4 Pumpkins activate
 
 @njit(cache=True)
 def hold_and_win_moments(stats, level, respin_mean, respin_second):
-    """(P(Hold & Win), E[collected; HW], E[collected^2; HW]) in units before the multiplier.
+    """(P(Hold & Win), E[collected; HW], E[collected^2; HW]) in units before the multiplier."""
+    p_any, e1, e2, _ = hold_and_win_cross(stats, level, respin_mean, respin_second)
+    return p_any, e1, e2
+
+
+@njit(cache=True)
+def hold_and_win_cross(stats, level, respin_mean, respin_second):
+    """hold_and_win_moments and E[V * collected; HW], V the screen's coin value (what a Normal
+    Game Collector on the same screen takes), units squared before the multiplier.
 
     stats[r] = [P(act), E[V; act], E[V^2; act], P(not), E[V; not], E[V^2; not]] for reel r,
     V its coin value; reels are independent. The Pumpkins are tried reel 1 to 5, so before
@@ -21,6 +29,7 @@ def hold_and_win_moments(stats, level, respin_mean, respin_second):
     p_any = 0.0
     e1 = 0.0
     e2 = 0.0
+    ec = 0.0
     for mask in range(1, 32):
         capped = level < _NO_CAP_LEVEL and (mask & 15) == 15
         if capped and mask & 16:
@@ -47,7 +56,8 @@ def hold_and_win_moments(stats, level, respin_mean, respin_second):
         p_any += p
         e1 += k * m1 + respin_mean[k] * p
         e2 += k * k * m2 + 2.0 * k * m1 * respin_mean[k] + respin_second[k] * p
-    return p_any, e1, e2
+        ec += k * m2 + m1 * respin_mean[k]
+    return p_any, e1, e2, ec
 
 
 @njit(cache=True)

@@ -16,7 +16,9 @@ import numpy as np
 from numba import njit
 
 from domain.game.board import PAYLINES
-from domain.game.calculator.features import hold_and_win_moments, wild_mask_chance
+from domain.game.calculator.features import hold_and_win_cross, wild_mask_chance
+from domain.game.calculator.pairs import N_LINES, PATTERNS, add_pairs, line_codes
+from domain.game.calculator.second import N_BP, accumulate, feature_square
 from domain.game.calculator.swap import (
     CELL_FREE,
     CELL_OTHER,
@@ -44,7 +46,8 @@ S_FS_SECOND = 6
 S_BOOSTER = 7  # P(a Booster stays on the screen)
 S_WILD_REELS = 8
 S_COLLECTOR = 9  # P(a Normal Game Collector stays on the screen)
-N_S = 10
+S_FEATURE_SQUARE = 10  # E[(Collector + Hold & Win + Free Spins pays)^2], units squared
+N_S = 11
 
 # kinds of skeleton in base_skeletons' screens (plus SCREEN_KINDS when a Collector stays)
 SCREEN_PLAIN = 0  # Clover Moon Swap may follow
@@ -68,17 +71,6 @@ def _reels_4_and_5(status):
 
 
 @njit(cache=True)
-def _line_codes(status, patterns, p):
-    for line in range(10):
-        code = 0
-        base = 1
-        for reel in range(5):
-            code += status[reel * 3 + _LINES[line, reel]] * base
-            base *= 3
-        patterns[line, code] += p
-
-
-@njit(cache=True)
 def _screen(
     status,
     scatter,
@@ -94,8 +86,10 @@ def _screen(
     out,
     patterns,
     screens,
+    sec,
 ):
-    """Accumulate one skeleton (before Wild Reels) under Wild Reels `mask`, probability p."""
+    """Accumulate one skeleton (before Wild Reels) under Wild Reels `mask`, probability p;
+    `sec`: second.py's accumulators (line codes, pairs, by pattern, by free cells)."""
     st = status.copy()
     scatters = 0
     free_per_reel = np.zeros(5, dtype=np.int64)
@@ -109,7 +103,6 @@ def _screen(
                     scatters += 1
                 if st[i] == _FREE:
                     free_per_reel[reel] += 1
-    _line_codes(st, patterns, p)
     boosted = booster_cell >= 0 and not mask & (1 << (booster_cell // 3))
     collector = ngc_cell >= 0 and not mask & (1 << (ngc_cell // 3))
     kind = SCREEN_FREE_SPINS if scatters == 3 else (SCREEN_BOOSTED if boosted else SCREEN_PLAIN)
@@ -130,19 +123,28 @@ def _screen(
     stats = np.empty((5, 6))
     for reel in range(5):
         stats[reel] = g.reel_stats[free_per_reel[reel]]
-    p_hw, c1, c2 = hold_and_win_moments(stats, g.hw_level, g.respin_mean, g.respin_second)
+    p_hw, c1, c2, _ = hold_and_win_cross(stats, g.hw_level, g.respin_mean, g.respin_second)
     out[S_HW] += p * p_hw
     out[S_HW_MEAN] += p * c1 * hw / 2
     out[S_HW_SECOND] += p * c2 * hw * hw / 4
+    f1 = 0.0
+    f2 = 0.0
     if scatters == 3:
+        f1 = g.fs_mean * fs / 2
+        f2 = g.fs_second * fs * fs / 4
         out[S_FS] += p
-        out[S_FS_MEAN] += p * g.fs_mean * fs / 2
-        out[S_FS_SECOND] += p * g.fs_second * fs * fs / 4
+        out[S_FS_MEAN] += p * f1
+        out[S_FS_SECOND] += p * f2
+    out[S_FEATURE_SQUARE] += p * feature_square(stats, level, hw / 2, collector, f1, f2, g)
+    codes, pair_acc, by_pattern, h_acc = sec
+    accumulate(st, free_per_reel, p, hw / 2, collector, f1, codes, pair_acc, by_pattern, h_acc)
+    for line in range(N_LINES):
+        patterns[line, codes[line]] += p
 
 
 @njit(cache=True)
 def _with_wild_reels(
-    status, scatter, ngc, booster, bonus, p, level, hw, fs, g, out, patterns, screens
+    status, scatter, ngc, booster, bonus, p, level, hw, fs, g, out, patterns, screens, sec
 ):
     for mask in range(32 if level >= 1 else 1):
         q = wild_mask_chance(mask, g.p_wild, g.wild_counts) if level >= 1 else 1.0
@@ -162,17 +164,25 @@ def _with_wild_reels(
                 out,
                 patterns,
                 screens,
+                sec,
             )
 
 
 @njit(cache=True)
 def base_skeletons(level, hw_h, fs_h, g):
-    """Enumerate every normal-game skeleton; returns (accumulators, line patterns, screens):
-    screens[reels 1-3 status, reels 4-5 status, kind] is the probability of the skeletons of
-    that status and kind (see SCREEN_*), for the whole-screen figures (swap.py)."""
+    """Enumerate every normal-game skeleton; returns (accumulators, line patterns, screens,
+    second.py's accumulators): screens[reels 1-3 status, reels 4-5 status, kind] is the
+    probability of the skeletons of that status and kind (see SCREEN_*), for the whole-screen
+    figures (swap.py)."""
     out = np.zeros(N_S)
     patterns = np.zeros((10, 243))
     screens = np.zeros((REELS_1_3, REELS_4_5, 2 * SCREEN_KINDS))
+    sec = (
+        np.zeros(N_LINES, dtype=np.int64),
+        np.zeros((32, PATTERNS * PATTERNS)),
+        np.zeros((N_BP, PATTERNS)),
+        np.zeros((PATTERNS, 4**5)),
+    )
     status = np.zeros(15, dtype=np.int64)
     scatter = np.zeros(15, dtype=np.int64)
     booster_on = level >= 5 and (hw_h < _X3 or fs_h < _X3)
@@ -222,6 +232,7 @@ def base_skeletons(level, hw_h, fs_h, g):
                             out,
                             patterns,
                             screens,
+                            sec,
                         )
                         continue
                     _with_wild_reels(
@@ -238,6 +249,7 @@ def base_skeletons(level, hw_h, fs_h, g):
                         out,
                         patterns,
                         screens,
+                        sec,
                     )
                     free = 0
                     for i in range(15):
@@ -270,16 +282,20 @@ def base_skeletons(level, hw_h, fs_h, g):
                                 out,
                                 patterns,
                                 screens,
+                                sec,
                             )
-    return out, patterns, screens
+    return out, patterns, screens, sec
 
 
 @njit(cache=True)
 def free_spin_skeletons(level, p_scatter, p_wild, wild_counts):
     """A free spin's skeletons by the scatters that stay (c): the line patterns
-    patterns[c, line, code], and screens[reels 1-3 status, reels 4-5 status, c] (swap.py)."""
+    patterns[c, line, code], screens[reels 1-3 status, reels 4-5 status, c] (swap.py), and the
+    pairs of line patterns (pairs.py)."""
     patterns = np.zeros((4, 10, 243))
     screens = np.zeros((REELS_1_3, REELS_4_5, 4))
+    pair_acc = np.zeros((32, PATTERNS * PATTERNS))
+    codes = np.zeros(N_LINES, dtype=np.int64)
     status = np.zeros(15, dtype=np.int64)
     for s0 in range(-1, 3):
         for s2 in range(-1, 3):
@@ -305,6 +321,9 @@ def free_spin_skeletons(level, p_scatter, p_wild, wild_counts):
                                 st[i] = _WILD
                             elif st[i] == _OTHER:
                                 scatters += 1
-                    _line_codes(st, patterns[scatters], p * q)
+                    line_codes(st, codes)
+                    add_pairs(codes, p * q, pair_acc)
+                    for line in range(N_LINES):
+                        patterns[scatters, line, codes[line]] += p * q
                     screens[_reels_1_to_3(st), _reels_4_and_5(st), scatters] += p * q
-    return patterns, screens
+    return patterns, screens, pair_acc

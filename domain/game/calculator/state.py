@@ -1,6 +1,7 @@
 """One state's figures, assembled from the exact enumerations (skeletons, and whole screens for
-Clover Moon Swap and the zero win), the Hold & Win chain, Wald's identity for Free Spins, and the
-screen sample for the second moment alone."""
+Clover Moon Swap and the zero win), the Hold & Win chain, Wald's identity for Free Spins, the
+second moments by the same enumerations (second.py, pairs.py), and a screen sample for Clover
+Moon Swap's second moment alone."""
 
 from __future__ import annotations
 
@@ -16,12 +17,16 @@ from domain.game.board import CLOVER_LEVEL, MAX_WIN_X_STAKE
 from domain.game.calculator import sampler as S
 from domain.game.calculator.hold_and_win import coin_units, reel_start_stats, respins
 from domain.game.calculator.lines import OTHER_CLASS, cell_distribution, pattern_expectations
+from domain.game.calculator.pairs import pair_tables
+from domain.game.calculator.second import line_cross_terms, reel_stats_with_coin
 from domain.game.calculator.skeleton import (
     S_BOOSTER,
     S_COLLECTED,
     S_COLLECTOR,
+    S_FEATURE_SQUARE,
     S_FS,
     S_FS_MEAN,
+    S_FS_SECOND,
     S_HW,
     S_HW_MEAN,
     S_WILD_REELS,
@@ -40,7 +45,7 @@ from domain.game.state_vector import LINE_BET_UNITS, UNITS_PER_STAKE
 from domain.game.symbols import PAYING
 
 VOLATILITY_Z = 1.645
-DEFAULT_SCREENS = 1_000_000
+DEFAULT_SCREENS = 50_000  # the sample of Clover Moon Swap's second moment (its se: 1e-4 of the sd)
 
 
 class Inputs(NamedTuple):
@@ -57,6 +62,7 @@ class Inputs(NamedTuple):
     hw_level: int  # the level as Hold & Win's jackpots see it (3 at most in a no-jackpot model)
     coin_mean: float  # E[coin value of a free cell], units
     reel_stats: np.ndarray  # by free cells on a reel: see hold_and_win.reel_start_stats
+    coin_stats: np.ndarray  # the same with one more cell known to be a coin
     respin_mean: np.ndarray
     respin_second: np.ndarray
     fs_mean: float  # E[Free Spins pays] of an award of 10 at multiplier 1, units
@@ -137,7 +143,7 @@ def state_math(
     unit = float(UNITS_PER_STAKE)
 
     # Free Spins: one spin exactly by its skeletons, then Wald's identity over the retriggers.
-    by_scatters, fs_screens = free_spin_skeletons(
+    by_scatters, fs_screens, fs_pairs = free_spin_skeletons(
         level, params[L.P_FS_SCATTER] / 1e6, params[L.P_FS_WILD_REELS] / 1e6, wild_counts
     )
     fs_cells = cell_distribution(d["free_spin_weights"])
@@ -160,10 +166,16 @@ def state_math(
         whole_screens(fs_screens[:, :, c], fs_cells, False, paytable, clover_weights, 0.0)[0]
         for c in (2, 3)
     )
-    fs_n = max(1, screens // 4)
-    fs_sums = S.free_spin_sums(new_generator(_seed(key + ":free-spins")), params, level, fs_n)
+    fs_lines_second = pair_tables(fs_cells, paytable).lines_second(
+        by_scatters.sum(axis=(0, 1)), fs_pairs
+    )
+    fs_n = max(1, screens // 4) if p_fs_swap > 0.0 else 0
+    fs_swap, fs_swap_se = 0.0, 0.0
+    if fs_n:
+        fs_sums = S.free_spin_sums(new_generator(_seed(key + ":free-spins")), params, level, fs_n)
+        fs_swap, fs_swap_se = _mean_and_error(fs_sums, S.SWAP_SQUARE, S.N_SUMS, fs_n)
     x1 = sum(line_by_c) + fs_clover
-    x2 = float(fs_sums[S.F_SQUARE]) / fs_n
+    x2 = fs_lines_second * LINE_BET_UNITS**2 + fs_swap
     xc = 5 * line_by_c[2] + 10 * line_by_c[3]
     children = 5 * p2 + 10 * p3
     t1 = x1 / (1 - children)
@@ -188,6 +200,7 @@ def state_math(
         hw_level=model.jackpot_level(level),
         coin_mean=coin * mu,
         reel_stats=np.array([reel_start_stats(n, coin, activation, mu, var) for n in range(4)]),
+        coin_stats=np.array([reel_stats_with_coin(n, coin, activation, mu, var) for n in range(4)]),
         respin_mean=chain.mean,
         respin_second=chain.second,
         fs_mean=10 * t1,
@@ -195,25 +208,48 @@ def state_math(
         fs_zero=g_zero**10,
     )
 
-    # The normal game: every skeleton exactly; then the screen sample.
-    acc, patterns, base_screens = base_skeletons(level, hw_halves, fs_halves, inputs)
+    # The normal game: every skeleton exactly, the second moment with it; then the swap sample.
+    acc, patterns, base_screens, sec = base_skeletons(level, hw_halves, fs_halves, inputs)
+    _, pair_acc, by_pattern, h_acc = sec
     base_cells = cell_distribution(d["base_weights"])
     base_pays = pattern_expectations(paytable, base_cells)
     lines = float((patterns * base_pays).sum()) * LINE_BET_UNITS
     zero, clover = _base_whole_screens(
         base_screens, base_cells, activation, inputs, level, paytable, clover_weights
     )
-    sums = S.base_sums(
-        new_generator(_seed(key + ":normal-game")),
-        params,
-        level,
-        hw_halves,
-        fs_halves,
-        screens,
-        inputs,
+    tables = pair_tables(base_cells, paytable)
+    lines_second = tables.lines_second(patterns.sum(axis=0), pair_acc) * LINE_BET_UNITS**2
+    cross = LINE_BET_UNITS * line_cross_terms(
+        by_pattern,
+        h_acc,
+        tables.coin_split,
+        inputs.reel_stats,
+        inputs.coin_stats,
+        model.jackpot_level(level),
+        chain.mean,
+        chain.second,
+        mu,
+        inputs.coin_mean,
     )
-    square, square_se = _mean_and_error(sums, S.B_SQUARE, S.N_B, screens)
-    lines_second = float(sums[S.N_B + S.B_LINES]) / screens / unit**2
+    swap, swap_se = 0.0, 0.0
+    if level >= CLOVER_LEVEL and inputs.p_clover > 0.0:
+        sums = S.base_sums(
+            new_generator(_seed(key + ":normal-game")),
+            params,
+            level,
+            hw_halves,
+            fs_halves,
+            screens,
+            activation,
+            inputs.p_clover,
+        )
+        swap, swap_se = _mean_and_error(sums, S.SWAP_SQUARE, S.N_SUMS, screens)
+    # the free spins' swap sample enters E[F^2] linearly, through x2 (d fs_second / d x2)
+    fs_swap_weight = 0.0
+    if inputs.fs_second:
+        fs_swap_weight = float(acc[S_FS_SECOND]) / inputs.fs_second * 10 / (1 - children)
+    square = float(acc[S_FEATURE_SQUARE]) + lines_second + 2.0 * cross + swap
+    square_se = math.hypot(swap_se, fs_swap_weight * fs_swap_se)
 
     parts = {
         "base_lines": lines / unit,
@@ -228,6 +264,7 @@ def state_math(
     rtp = sum(parts.values())
     second = square / unit**2
     sd = math.sqrt(max(0.0, second - rtp * rtp))
+    swap_screens = screens if level >= CLOVER_LEVEL else 0
     sd_se = square_se / unit**2 / (2 * sd) if sd else 0.0
     return StateMath(
         key=key,
@@ -246,7 +283,7 @@ def state_math(
         average_free_spins=10 / (1 - children),
         sd=sd,
         sd_standard_error=sd_se,
-        base_lines_sd=math.sqrt(max(0.0, lines_second - (lines / unit) ** 2)),
+        base_lines_sd=math.sqrt(max(0.0, lines_second / unit**2 - (lines / unit) ** 2)),
         volatility_index=VOLATILITY_Z * sd,
         max_win_odds=stated_odds(
             model.version, key, _cantelli(rtp, sd, model.max_win_x_stake), cap=model.max_win_x_stake
@@ -261,10 +298,14 @@ def state_math(
             "line by quadrature, reels 4-5 per line",
             "hit_frequency": "exact: P(no line win, no Collector coin, no activation, no swap) by "
             "the same enumeration; Free Spins' zero pay by its branching recursion",
-            "max_win_cap": "importance sampling: E[(W - cap)+] over the uncapped round win W "
-            "(domain/game/models/<name>.max_win.json), its standard error is the RTP's",
-            "sd": f"{screens:,} sampled screens ({fs_n:,} free-spin screens), all that follows "
-            "averaged exactly",
+            "sd": "exact: E[W^2] by the same enumeration (line pays by pairs of lines, the "
+            "features' second moments, the cross terms of a screen's line pays and its features) "
+            + (
+                f"but Clover Moon Swap's second moment: {swap_screens:,} sampled screens "
+                f"({fs_n:,} free-spin screens), each swap averaged exactly"
+                if swap_screens
+                else "(no Clover Moon Swap in this state)"
+            ),
         },
     )
 

@@ -32,6 +32,9 @@ def test_only_the_lease_holder_builds_the_log_and_another_takes_over_when_it_is_
     assert first.lease is not None
     first.lease.release()  # the holder is gone (its process ended)
     spin(service, session_id, 4)
+    assert not second.leads()  # it asks again only every few seconds
+    assert second.lease is not None
+    second.lease.ask_now()
     assert second.leads() and second.turn() > 0
     assert LogBuilder(service).store.position()[0] == LogBuilder(service).rows.max_notification_id()
     assert second.lease is not None
@@ -58,3 +61,51 @@ def test_the_background_loop_logs_a_failed_turn_and_goes_on() -> None:
     assert turns.acquire(timeout=5) and turns.acquire(timeout=5)  # a second turn came
     loop.stop()
     assert stopped.is_set() and len(calls) >= 2
+
+
+def test_serve_builds_the_log_only_when_asked_to_follow(
+    service: PumpkinApplication, store_url: str, tmp_path: object
+) -> None:
+    from http_support import settings_for
+
+    from infrastructure.bootstrap import start_sweeper
+
+    settings = settings_for().model_copy(update={
+        "database_url": store_url, "log_follow_seconds": 0,
+        "checkpoint_key_file": f"{tmp_path}/log.key"})
+    stop = start_sweeper(settings, service)
+    try:
+        assert "pumpkin-log" not in {t.name for t in threading.enumerate()}
+    finally:
+        stop()
+    stop = start_sweeper(settings.model_copy(update={"log_follow_seconds": 0.5}), service)
+    try:
+        assert "pumpkin-log" in {t.name for t in threading.enumerate()}
+    finally:
+        stop()
+
+
+def test_the_log_follows_where_the_read_models_run_never_beside_a_worker_that_answers(
+    store_url: str, tmp_path: object
+) -> None:
+    """A `serve` process without its projections (a worker of `--workers N`, or one beside a
+    `pumpkin projections run`) answers spins and builds no log: the parent process, or the
+    projections' process, does (start_log_on_its_own)."""
+    from http_support import settings_for
+
+    from infrastructure.bootstrap import build_runtime, start_log_on_its_own
+
+    settings = settings_for().model_copy(update={
+        "database_url": store_url, "log_follow_seconds": 0.5,
+        "checkpoint_key_file": f"{tmp_path}/log.key"})
+    runtime = build_runtime(settings, with_projections=False)
+    try:
+        assert "pumpkin-log" not in {t.name for t in threading.enumerate()}
+    finally:
+        runtime.close()
+    stop = start_log_on_its_own(settings)
+    try:
+        assert "pumpkin-log" in {t.name for t in threading.enumerate()}
+    finally:
+        stop()
+    assert "pumpkin-log" not in {t.name for t in threading.enumerate()}

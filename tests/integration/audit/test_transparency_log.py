@@ -171,3 +171,49 @@ def test_verify_requires_the_pinned_witness_cosignature_when_given(
     code, report = verify(env, "--checkpoint", str(kept), "--log-key", vkey,
                           "--witness-key", wvkey)
     assert code == 0, report["problems"]
+
+
+def test_the_fast_leaf_from_stored_bytes_is_the_leaf_of_the_decoded_event(
+    service: PumpkinApplication,
+) -> None:
+    from infrastructure.store.event_rows import EventRows
+    from infrastructure.transparency.leaves import fast_leaf, leaf_of_row
+
+    played(service, "ivy", 40)
+    service.withdraw("ivy", 5, "w")
+    rows = EventRows(service)
+    taken = 0
+    for row in rows.rows_after(0, 10_000):
+        slow = leaf_of_row(service.mapper.to_domain_event, row)
+        fast = fast_leaf(row, service.mapper.transcoder)
+        if fast is not None:
+            taken += 1
+            assert fast == slow
+    assert taken > 200  # the product's own events take the fast way
+
+
+def test_a_row_that_names_its_own_digest_is_not_believed(
+    store_url: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    """An insider changes a deposit and writes the old digest beside it: the digest is computed,
+    never read from the row, so the change breaks the chain."""
+    from uuid import UUID
+
+    from eventsourcing.persistence import StoredEvent
+
+    from domain.ledger.hashchain import digest_of
+    from infrastructure.store.event_rows import EventRows
+
+    with PumpkinApplication.from_url(store_url) as app:
+        stream = played(app)
+        row = EventRows(app).row_at(str(UUID(stream)), 2)
+        assert row is not None
+        event = app.mapper.to_domain_event(StoredEvent(UUID(stream), 2, row.topic, row.state))
+        old_digest = digest_of(event, row.topic)
+    changed = json.loads(row.state)
+    changed["amount"] = 1_000_000
+    changed["_stored_digest"] = old_digest
+    run_sql(store_url, "UPDATE {TABLE} SET state = %s WHERE originator_id = %s AND "
+            "originator_version = 2", (json.dumps(changed).encode(), stream))
+    code, report = verify(env)
+    assert code == 1 and "broken_link" in {p["kind"] for p in report["problems"]}

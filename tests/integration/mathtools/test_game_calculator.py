@@ -160,8 +160,10 @@ def test_each_computed_rtp_part_agrees_with_the_simulator(state: tuple[int, int,
 
 def test_the_level_0_normal_game_is_line_pays_with_sd_1_39() -> None:
     figures = computed(0, 2, 2)
-    # a sampled second moment (5-of-a-kind WITCH pays 80 x stake): 200k screens give it to ~3%
-    assert figures.base_lines_sd == pytest.approx(1.39, rel=0.04)
+    # exact (pairs of lines, domain/game/calculator/pairs.py): 1.3935; the old 1,000,000-screen
+    # sample gave 1.3987
+    assert figures.base_lines_sd == pytest.approx(1.3935, abs=1e-4)
+    assert figures.sd_standard_error == 0.0  # no Clover Moon Swap at level 0: nothing sampled
     _near(figures.rtp_parts["base_lines"], simulated(0, 2, 2)["base_game_rtp"], 1.39)
 
 

@@ -223,6 +223,7 @@ def test_the_player_page_shows_sessions_limits_exclusions_money_and_an_export(
         assert hook in html, hook
     assert j.session_id in html
     assert "1,000.00" in html or not built_in  # the deposit (none: the operator keeps the money)
+    assert ("The operator's wallet keeps this player's money" in html) is not built_in
     assert "max stake" in html and "2999-01-01" in html
     trail = html.split('id="trail"')[1]
     assert ">Issued<" not in trail and "StakePlaced" in trail  # no request-key rows

@@ -35,3 +35,33 @@ def test_a_group_is_written_in_one_transaction_in_order(
     recorder._commit(writes)
     ids = [i for write in writes for i in (write.ids or [])]
     assert len(ids) == 10 and ids == sorted(ids)
+
+
+def test_a_save_handed_the_lead_as_it_joins_leads_and_commits(
+    group_commit_recorder: GroupCommitRecorder,
+) -> None:
+    """The leader may hand the lead to a save between its join and its next step (another
+    thread): the save still leads, commits and frees the queue. (It used to overwrite the
+    hand-off with its own join's answer: its events were never written, it returned no ids as
+    if saved, and every later save waited for a leader that never came: bench_http hung.)"""
+    recorder = group_commit_recorder
+    queue = recorder._queue
+    leader = _Write([stored(uuid4(), 1)])
+    assert queue.join(leader) and queue.take() == [leader]  # the leader commits its group...
+    real_join = queue.join
+
+    def join_then_handed_the_lead(write: _Write) -> bool:
+        joined = real_join(write)  # False: the leader still leads
+        handed = queue.next_leader()  # ... and, done, hands the lead to the save queued
+        assert handed is write
+        handed.leads = True
+        handed.woken.set()
+        return joined
+
+    queue.join = join_then_handed_the_lead  # type: ignore[method-assign]
+    aggregate = uuid4()
+    ids = recorder.insert_events([stored(aggregate, 1)])
+    queue.join = real_join  # type: ignore[method-assign]
+    assert ids is not None and len(ids) == 1
+    assert [e.originator_version for e in recorder.select_events(aggregate)] == [1]
+    assert recorder.insert_events([stored(uuid4(), 1)]) is not None  # the queue leads again

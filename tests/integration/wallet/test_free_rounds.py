@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from http_support import AUDITOR, OPERATOR, Journey, bearer, settings_for, unique
+from http_support import AUDITOR, OPERATOR, Journey, bearer, served_client, settings_for, unique
 from wallet_kinds_support import SECRET
 from wallet_support import MovableClock, WalletPlayer, applied, wallet_service
 
@@ -138,8 +138,15 @@ def test_a_grant_is_checked(served: Any) -> None:
         assert answer.status_code in (401, 403)
 
 
-def test_statistics_count_free_rounds_apart_from_paid_rounds(served: Any) -> None:
-    client, _app, _clock = served
+def test_statistics_count_free_rounds_apart_from_paid_rounds(
+    store_url: str, operator_wallet: ReferenceWallet | None
+) -> None:
+    """On the built-in wallet and on the operator's."""
+    with served_client(store_url, operator_wallet) as client:
+        statistics_count_free_rounds_apart(client)
+
+
+def statistics_count_free_rounds_apart(client: TestClient) -> None:
     j = Journey(client)
     grant(client, j.player_id, "promo", rounds=3, stake=100)
     assert j.spin(100).status_code == 200
