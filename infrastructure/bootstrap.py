@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 
-from domain.game.rules_document import variant_rules_document
+from domain.game.rules_document import current_rules_document
 from domain.ledger.protection import Profile, profile_named
 from infrastructure.audit.read_models_access import (
     ReadYourWritesRounds,
@@ -90,7 +90,6 @@ def build_application(settings: Settings) -> PumpkinApplication:
         wallet=lambda runner, rules: wallet_for(settings, runner, rules),
     )
     application.profile = profile_named(settings.jurisdiction)
-    application.rules.variant = settings.rtp_variant
     return application
 
 
@@ -122,9 +121,7 @@ def build_http_app(
         service=application,
         rounds=rounds,
         verify_player=player_verifier(application),
-        rules_document=rules_with_jurisdiction(
-            profile_named(settings.jurisdiction), settings.rtp_variant
-        ),
+        rules_document=rules_with_jurisdiction(profile_named(settings.jurisdiction)),
         operator_key=settings.operator_key.get_secret_value(),
         auditor_key=settings.auditor_key.get_secret_value(),
         metrics=metrics,
@@ -159,20 +156,17 @@ def read_models_health(reader: RecallReader) -> ReadModelsHealth:
 
 
 def jurisdiction_problems(settings: Settings) -> list[str]:
-    """Why `serve` cannot play under PUMPKIN_JURISDICTION and PUMPKIN_RTP_VARIANT (empty when
-    it can): the variant must be listed, and the model in force must play jackpots only where
-    the profile allows them (`de` plays the variant's no-jackpot model)."""
-    from domain.game.variants import UnknownVariant, model_in_force
+    """Why `serve` cannot play under PUMPKIN_JURISDICTION (empty when it can): `de` plays the
+    no-jackpot model of the game, and a model plays jackpots unless its definition says
+    `"jackpots": false`; this build has no such model, so `de` is not served rather than served
+    with jackpots."""
+    from domain.game.model import current_model
     from domain.ledger.protection import profile_problems
 
-    profile = profile_named(settings.jurisdiction)
-    try:
-        model = model_in_force(settings.rtp_variant, profile.jackpots)
-    except UnknownVariant as error:
-        return [f"PUMPKIN_RTP_VARIANT={settings.rtp_variant}: {error}"]
+    plays_jackpots = current_model().definition.get("jackpots", True) is not False
     return [
         f"PUMPKIN_JURISDICTION={settings.jurisdiction}: {problem}"
-        for problem in profile_problems(profile, model.jackpots)
+        for problem in profile_problems(profile_named(settings.jurisdiction), plays_jackpots)
     ]
 
 
@@ -185,19 +179,12 @@ def transparency_log(settings: Settings, application: Any) -> Any:
     return TransparencyLog(application, signing_key_file(settings), retry)
 
 
-def rules_with_jurisdiction(
-    profile: Profile, variant: str | None = None
-) -> Callable[[], dict[str, Any]]:
-    """The rules document of the model in force (the variant's, or its no-jackpot model where
-    the profile forbids jackpots) with the profile under "jurisdiction" (CONTRACT.md), built
-    once."""
+def rules_with_jurisdiction(profile: Profile) -> Callable[[], dict[str, Any]]:
+    """The rules document with the profile under "jurisdiction" (CONTRACT.md), built once."""
 
     @cache
     def document() -> dict[str, Any]:
-        return {
-            **variant_rules_document(variant, profile.jackpots),
-            "jurisdiction": profile.document(),
-        }
+        return {**current_rules_document(), "jurisdiction": profile.document()}
 
     return document
 

@@ -13,7 +13,6 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from infrastructure import cli_math
 from infrastructure.logging import configure_logging
 from infrastructure.settings import Settings
 
@@ -28,7 +27,6 @@ projections_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(projections_app, name="projections")
-cli_math.register(app)  # simulate, math, rules, tune
 
 
 def _settings() -> Settings:
@@ -145,6 +143,86 @@ def serve(
         for stop in (stop_log, stop_projections):
             if stop is not None:
                 stop()
+
+
+HwMult = Annotated[
+    float, typer.Option("--hw-mult", help="Hold & Win multiplier at level 5 (1.5-3).")
+]
+FsMult = Annotated[
+    float, typer.Option("--fs-mult", help="Free Spins multiplier at level 5 (1.5-3).")
+]
+
+
+@app.command()
+def simulate(
+    spins: Annotated[int, typer.Option(help="How many rounds to play.", min=1)],
+    level: Annotated[int, typer.Option(help="Spin Progress level the rounds start at (0-5).")] = 0,
+    hw_mult: HwMult = 1.0,
+    fs_mult: FsMult = 1.0,
+    seed: Annotated[str | None, typer.Option(help="Master seed, for a repeatable run.")] = None,
+    workers: Annotated[int, typer.Option(help="Worker processes.", min=1)] = 1,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    report: Annotated[
+        Path | None, typer.Option(help="Write charts and tables into this folder.")
+    ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            help="Run on a Ray cluster: an address, `auto`, or none for a local one.",
+        ),
+    ] = None,
+) -> None:
+    """Play N rounds with the live engine and report RTP and frequencies.
+
+    Prints RTP with its 99% confidence interval, hit frequency, feature frequencies and the
+    largest win.
+    """
+    from infrastructure.mathtools.commands import simulate as run
+
+    _exit_with(run(
+        spins=spins, level=level, hw_mult=hw_mult, fs_mult=fs_mult, seed=seed, workers=workers,
+        json_out=json_out, report_dir=report, ray_address=ray,
+    ))
+
+
+@app.command("math")
+def math_figures(
+    level: Annotated[
+        int | None, typer.Option(help="One state's level (0-5); all 21 states without it.")
+    ] = None,
+    hw_mult: HwMult = 1.0,
+    fs_mult: FsMult = 1.0,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    screens: Annotated[
+        int,
+        typer.Option(
+            help="Screens sampled for Clover Moon Swap's part of the sd (all else is exact; "
+            "the calculator's DEFAULT_SCREENS)."
+        ),
+    ] = 50_000,
+    workers: Annotated[
+        int | None, typer.Option(help="Processes computing states at once (default: every core).")
+    ] = None,
+) -> None:
+    """Print the computed (not simulated) figures: RTP and its parts, hit frequency, feature
+    frequencies, sd and volatility index, max-win odds with their method."""
+    from infrastructure.mathtools.math_figures import math_command
+
+    _exit_with(math_command(
+        level=level, hw_mult=hw_mult, fs_mult=fs_mult, json_out=json_out, screens=screens,
+        workers=workers,
+    ))
+
+
+@app.command()
+def rules(
+    json_out: Annotated[bool, typer.Option("--json", help="Print the document as JSON.")] = False,
+) -> None:
+    """Print the rules document: stakes, paylines, paytable, per-level RTP, max win."""
+    from infrastructure.mathtools.commands import rules as print_rules
+
+    _exit_with(print_rules(json_out=json_out))
 
 
 @app.command()
@@ -367,4 +445,3 @@ def with_ray_default(args: list[str]) -> list[str]:
 
 def main() -> None:
     app(args=with_ray_default(sys.argv[1:]))
-

@@ -42,8 +42,6 @@ class Settings(BaseSettings):
     # The player-protection profile (domain.ledger.protection.PROFILES; CONTRACT.md "Player
     # protection").
     jurisdiction: Literal["none", "uk", "ontario", "de"] = "none"
-    # The RTP variant the game plays (domain.game.variants; CONTRACT.md "RTP variants").
-    rtp_variant: str = "96"
     # Signs replay links and console sign-ins (infrastructure/pages/keys.py). Unset: a key made on
     # first use and kept in pages_key_file, so links outlive a restart and workers share it.
     pages_key: SecretStr = SecretStr("")

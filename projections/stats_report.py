@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.game.rules_document import version_rules_document
+from domain.game.rules_document import current_rules_document
 from projections.free_round_stats import read_free_rounds
 from projections.recorders import Row
 
@@ -76,7 +76,7 @@ def _bucket(row: Row, jackpots: dict[str, Any]) -> dict[str, Any]:
 def theoretical_rtp(state: str, model_version: str) -> float | None:
     """The rules document's RTP of a state: its PAR figure once published, else the design
     target; None for a model version the document does not describe."""
-    document = version_rules_document(model_version)
+    document = current_rules_document()
     if document.get("model_version") != model_version:
         return None
     for described in document.get("states", []):

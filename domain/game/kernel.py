@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from domain.game.board import JACKPOTS_X_STAKE, PAYLINES
+from domain.game.board import JACKPOTS_X_STAKE, MAX_WIN_X_STAKE, PAYLINES
 from domain.game.rng import below, chance, weighted
 from domain.game.state_vector import (
     LINE_BET_UNITS,
@@ -35,7 +35,6 @@ from domain.game.state_vector import (
     P_ACTIVATION,
     P_BASE_W,
     P_BOOSTER,
-    P_CAP,
     P_CLOVER,
     P_CLOVER_W,
     P_COIN_W,
@@ -47,7 +46,6 @@ from domain.game.state_vector import (
     P_HW_ACTIVATION,
     P_HW_CELL_W,
     P_HW_COIN_W,
-    P_JACKPOT_LEVEL,
     P_JACKPOT_W,
     P_KERNEL,
     P_PAY,
@@ -92,9 +90,11 @@ _JACKPOT_UNITS = np.array(
     [JACKPOTS_X_STAKE[t] * UNITS_PER_STAKE for t in ("MINI", "MINOR", "MAJOR", "MAXI", "GRAND")],
     dtype=np.int64,
 )
+_CAP = MAX_WIN_X_STAKE * UNITS_PER_STAKE
 _X1_5 = 3
 _X3 = 6
 _MAX_COINS = 12
+_NO_CANDY_LEVEL = 4  # jackpots unlock at level 4; below it at most 4 Pumpkins/Collectors
 _KIND_BASE = 0
 _KIND_FREE_SPIN = 1
 _KIND_HOLD_AND_WIN = 2
@@ -142,12 +142,12 @@ def _record_screen(tr, on, step, kind, cells, vals):  # type: ignore[no-untyped-
 
 
 @njit(cache=True)
-def _pay(P, out, units):  # type: ignore[no-untyped-def]
-    """Pay up to the round's max-win cap (the model's, P_CAP); returns what was paid."""
-    room = P[P_CAP] - out[O_WIN]
+def _pay(out, units):  # type: ignore[no-untyped-def]
+    """Pay up to the round's max-win cap; returns what was paid."""
+    room = _CAP - out[O_WIN]
     paid = units if units < room else room
     out[O_WIN] += paid
-    if out[O_WIN] >= P[P_CAP]:
+    if out[O_WIN] >= _CAP:
         out[O_MAX_WIN] = 1
     return paid
 
@@ -448,7 +448,7 @@ def play(rng, P, level, hw_h, fs_h, tr, on, out):  # type: ignore[no-untyped-def
             i = reel * 3 + row
             if cells[i] != COIN or activated & (1 << reel):
                 continue
-            if level < P[P_JACKPOT_LEVEL] and n_active >= 4:
+            if level < _NO_CANDY_LEVEL and n_active >= 4:
                 continue
             if chance(rng, P[P_ACTIVATION]):
                 activated |= 1 << reel
@@ -473,12 +473,12 @@ def play(rng, P, level, hw_h, fs_h, tr, on, out):  # type: ignore[no-untyped-def
     ):
         out[O_CLOVER] = 1
         base_win = _evaluate_lines(P, cells, tr, on, 0)
-    paid = _pay(P, out, base_win)
+    paid = _pay(out, base_win)
     out[O_BASE_WIN] = paid
     _record(tr, on, R_SPIN_DONE, 0, _KIND_BASE, 2, paid, 0, 0, 0)
     step = 0
     if out[O_MAX_WIN]:
-        _record(tr, on, R_MAX_WIN, step, P[P_CAP], 0, 0, 0, 0, 0)
+        _record(tr, on, R_MAX_WIN, step, _CAP, 0, 0, 0, 0, 0)
         out[O_STEPS] = step + 1
         return
     # 12. features: Hold & Win first, then Free Spins
@@ -501,11 +501,11 @@ def _hold_and_win(rng, P, level, cells, vals, activated, step, tr, on, out):  # 
     # Start: every Collector collects every Golden Coin of the triggering screen.
     step += 1
     collected = _coin_units(cells, vals) * n_collectors
-    grand = level >= P[P_JACKPOT_LEVEL] and n_collectors == 5
+    grand = level >= _NO_CANDY_LEVEL and n_collectors == 5
     if grand:
         collected += _JACKPOT_UNITS[4]
         out[O_GRAND] = 1
-    win = _pay(P, out, collected * halves // 2)
+    win = _pay(out, collected * halves // 2)
     _record(tr, on, R_HW_STARTED, step, activated, halves, collected, win, 0, 0)
     if grand:
         _record(tr, on, R_JACKPOT, step, 4, _JACKPOT_UNITS[4], 0, 0, 0, 0)
@@ -525,7 +525,7 @@ def _hold_and_win(rng, P, level, cells, vals, activated, step, tr, on, out):  # 
                 if activated & (1 << reel):
                     cells[i] = COLLECTOR
                     continue
-                candy_allowed = level >= P[P_JACKPOT_LEVEL] and candies < 4
+                candy_allowed = level >= _NO_CANDY_LEVEL and candies < 4
                 if candy_allowed:
                     s = weighted(rng, P, P_HW_CELL_W, 3)
                 else:
@@ -559,25 +559,25 @@ def _hold_and_win(rng, P, level, cells, vals, activated, step, tr, on, out):  # 
             for row in range(3):
                 if cells[reel * 3 + row] != COIN or activated & (1 << reel):
                     continue
-                if level < P[P_JACKPOT_LEVEL] and n_collectors >= 4:
+                if level < _NO_CANDY_LEVEL and n_collectors >= 4:
                     continue
                 if chance(rng, P[P_HW_ACTIVATION]):
                     activated |= 1 << reel
                     n_collectors += 1
                     _record(tr, on, R_ACTIVATED, step, reel, 1, 0, 0, 0, 0)
-        if level >= P[P_JACKPOT_LEVEL] and n_collectors == 5:
+        if level >= _NO_CANDY_LEVEL and n_collectors == 5:
             collected += _JACKPOT_UNITS[4]
             out[O_GRAND] = 1
             ended = True
             _record(tr, on, R_JACKPOT, step, 4, _JACKPOT_UNITS[4], 0, 0, 0, 0)
-        win = _pay(P, out, collected * halves // 2)
+        win = _pay(out, collected * halves // 2)
         _record(tr, on, R_PRIZES, step, respins, collectors_before, collected, win, halves, 0)
         total_collected += collected
         total_win += win
         if out[O_MAX_WIN]:
             ended = True
     if out[O_MAX_WIN]:
-        _record(tr, on, R_MAX_WIN, step, P[P_CAP], 0, 0, 0, 0, 0)
+        _record(tr, on, R_MAX_WIN, step, _CAP, 0, 0, 0, 0, 0)
     _record(tr, on, R_HW_ENDED, step, total_collected, halves, total_win, 0, 0, 0)
     out[O_HW_WIN] = total_win
     if level >= 5:
@@ -619,11 +619,11 @@ def _free_spins(rng, P, level, awarded, step, tr, on, out):  # type: ignore[no-u
             and _clover_moon_swap(rng, P, cells, tr, on, step)
         ):
             lines = _evaluate_lines(P, cells, tr, on, step)
-        win = _pay(P, out, lines * halves // 2)
+        win = _pay(out, lines * halves // 2)
         total_win += win
         _record(tr, on, R_SPIN_DONE, step, _KIND_FREE_SPIN, halves, win, 0, 0, 0)
         if out[O_MAX_WIN]:
-            _record(tr, on, R_MAX_WIN, step, P[P_CAP], 0, 0, 0, 0, 0)
+            _record(tr, on, R_MAX_WIN, step, _CAP, 0, 0, 0, 0, 0)
             break
     _record(tr, on, R_FS_ENDED, step, played, halves, total_win, 0, 0, 0)
     out[O_FS_WIN] = total_win

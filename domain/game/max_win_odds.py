@@ -34,32 +34,6 @@ def published(model_version: str) -> dict[str, Any]:
     return {}
 
 
-def published_cap_excess(model_version: str, key: str) -> tuple[float, float]:
-    """E[(W - cap)+] and its standard error, x stake, in one state: what a cap the model reaches
-    keeps back from the uncapped round win W (importance sampling, beside the model); (0, 0)
-    where none was estimated (versions 1 and 2: a cap of 10,000 x, its effect below 1e-9)."""
-    figures = published(model_version).get("states", {}).get(key) or {}
-    excess = figures.get("cap_excess") or {}
-    return float(excess.get("x_stake", 0.0)), float(excess.get("standard_error", 0.0))
-
-
-def contract_odds(figures: dict[str, Any] | None) -> dict[str, Any]:
-    """The contract's fields of a state's max-win odds: {"probability", "one_in", "method",
-    "effective_hits", "ci99"}, from the importance-sampling figures where reliable; else the
-    published bound ("method": "bound", probability = the bound, ci99 null)."""
-    if figures is None or not reliable(figures):
-        return {"method": "bound", "effective_hits": (figures or {}).get("effective_hits"),
-                "ci99": None}
-    low, high = figures["log10_ci99"]
-    return {
-        "probability": 10.0 ** figures["log10_probability"],
-        "one_in": 10.0 ** -figures["log10_probability"],
-        "method": "importance_sampling",
-        "effective_hits": figures["effective_hits"],
-        "ci99": [0.0 if low is None else 10.0**low, 10.0**high],
-    }
-
-
 def reliable(figures: dict[str, Any]) -> bool:
     error = figures.get("relative_standard_error")
     return bool(
@@ -148,24 +122,23 @@ def stated_odds(
     key: str,
     cantelli: dict[str, Any],
     simulated: tuple[int, int] | None = None,
-    cap: int = MAX_WIN_X_STAKE,
 ) -> dict[str, Any]:
     """What is published for one state: the importance-sampling estimate with its interval when
     reliable and not rejected by `simulated` (spins, max wins observed), Cantelli's bound
     always; `statement` says which in words."""
     figures = published(model_version).get("states", {}).get(key)
     result: dict[str, Any] = {
-        "x_stake": cap,
+        "x_stake": MAX_WIN_X_STAKE,
         "probability_at_most": cantelli["probability_at_most"],
         "one_in_at_least": cantelli["one_in_at_least"],
-        "method_text": cantelli["method"],
+        "method": cantelli["method"],
         "cantelli": cantelli,
         "importance_sampling": None,
     }
     bound_text = f"at most 1 in {cantelli['one_in_at_least']:,.0f} rounds (Cantelli's bound)"
     if figures is None:
         result["statement"] = _bounded(result, simulated, bound_text)
-        return _with_contract(result, None)
+        return result
     result["importance_sampling"] = {
         k: figures.get(k)
         for k in (
@@ -200,14 +173,14 @@ def stated_odds(
         result["statement"] = (
             f"{_bounded(result, simulated, bound_text)}; importance sampling: {why}"
         )
-        return _with_contract(result, figures if not rejected else None)
+        return result
     low, high = figures["log10_ci99"]
     one_in = -figures["log10_probability"]
     at_least = figures["log10_one_in_at_least"]
     result.update(
         probability_at_most=10.0 ** -min(at_least, _LARGEST_POWER),
         one_in_at_least=10.0 ** min(at_least, _LARGEST_POWER),
-        method_text=figures["method"],
+        method=figures["method"],
         log10_one_in=one_in,
     )
     longest = f"to 1 in {_powers(-low)}" if low is not None else "or longer"
@@ -219,16 +192,7 @@ def stated_odds(
     if at_least >= UNREACHABLE_LOG10_ONE_IN:
         text += ": effectively unreachable"
     result["statement"] = text
-    return _with_contract(result, figures)
-
-
-def _with_contract(result: dict[str, Any], figures: dict[str, Any] | None) -> dict[str, Any]:
-    """The contract's fields beside the figures; a bound states its own probability."""
-    contract = contract_odds(figures)
-    if contract["method"] == "bound":
-        contract["probability"] = result["probability_at_most"]
-        contract["one_in"] = result["one_in_at_least"]
-    return {**result, **contract}
+    return result
 
 
 def _bounded(result: dict[str, Any], simulated: tuple[int, int] | None, cantelli_text: str) -> str:
@@ -243,7 +207,7 @@ def _bounded(result: dict[str, Any], simulated: tuple[int, int] | None, cantelli
     result.update(
         probability_at_most=bound["probability_at_most"],
         one_in_at_least=bound["one_in_at_least"],
-        method_text=bound["method"],
+        method=bound["method"],
     )
     seen = "none" if bound["max_wins_observed"] == 0 else f"{bound['max_wins_observed']:,}"
     return (

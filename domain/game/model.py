@@ -18,14 +18,7 @@ import numpy as np
 
 from domain.errors import UnknownModelVersion
 from domain.game import state_vector as L
-from domain.game.board import (
-    BOOSTER_LEVEL,
-    CLOVER_LEVEL,
-    COLLECTOR_LEVEL,
-    JACKPOTS_LEVEL,
-    MAX_WIN_X_STAKE,
-    WILD_REELS_LEVEL,
-)
+from domain.game.board import BOOSTER_LEVEL, CLOVER_LEVEL, COLLECTOR_LEVEL, WILD_REELS_LEVEL
 from domain.game.progress import X1, X1_5, X3, multiplier_of
 from domain.game.symbols import PAYING
 
@@ -82,20 +75,6 @@ _SCALARS = tuple(
 )
 
 
-NO_JACKPOTS_LEVEL = 99  # no-jackpot models: jackpots never unlock (no candy, no Grand)
-
-
-def max_win_x_stake(definition: dict[str, Any]) -> int:
-    """The model's max win per round (the cap), x stake: 10,000 in versions 1 and 2."""
-    return int(definition.get("max_win_x_stake", MAX_WIN_X_STAKE))
-
-
-def plays_jackpots(definition: dict[str, Any]) -> bool:
-    """False for a no-jackpot model (Jackpot Candies never land, no Grand; level 4 unlocks
-    nothing new)."""
-    return bool(definition.get("jackpots", True))
-
-
 def state_key(level: int, hw_halves: int, fs_halves: int) -> str:
     return f"L{level}/HW{multiplier_of(hw_halves):g}/FS{multiplier_of(fs_halves):g}"
 
@@ -120,18 +99,6 @@ class MathModel:
         """Computed once: the definition is never changed after the model is made."""
         canonical = json.dumps(self.definition, sort_keys=True, separators=(",", ":"))
         return f"{self.name}-{hashlib.sha256(canonical.encode()).hexdigest()[:16]}"
-
-    @property
-    def max_win_x_stake(self) -> int:
-        return max_win_x_stake(self.definition)
-
-    @property
-    def jackpots(self) -> bool:
-        return plays_jackpots(self.definition)
-
-    def jackpot_level(self, level: int) -> int:
-        """The level as far as jackpots go: a no-jackpot model plays every level like level 3."""
-        return level if self.jackpots else min(level, JACKPOTS_LEVEL - 1)
 
     @property
     def paytable(self) -> dict[str, list[int]]:
@@ -173,8 +140,6 @@ def _params(d: dict[str, Any], key: str) -> np.ndarray:
     for name, offset in _SCALARS:
         p[offset] = state.get(name, d.get(name))  # version 2 sets them state by state
     p[L.P_KERNEL] = d["engine"]["kernel"]
-    p[L.P_CAP] = max_win_x_stake(d) * L.UNITS_PER_STAKE
-    p[L.P_JACKPOT_LEVEL] = JACKPOTS_LEVEL if plays_jackpots(d) else NO_JACKPOTS_LEVEL
     for name, offset in _STATE_SLOTS.items():
         p[offset] = state[name]
     p.setflags(write=False)
@@ -186,7 +151,6 @@ def load_definition(text: str) -> MathModel:
 
 
 _BESIDE_MODELS = (".par.json", ".math.json", ".max_win.json")  # figures published beside a model
-_VARIANTS = "variants.json"  # the RTP variants' listing (domain.game.variants)
 
 
 @cache
@@ -194,28 +158,21 @@ def registry() -> dict[str, MathModel]:
     """Every published model, by version."""
     models: dict[str, MathModel] = {}
     for entry in resources.files("domain.game.models").iterdir():
-        if entry.name.endswith(".json") and not entry.name.endswith(_BESIDE_MODELS) and (
-            entry.name != _VARIANTS
-        ):
+        if entry.name.endswith(".json") and not entry.name.endswith(_BESIDE_MODELS):
             model = load_definition(entry.read_text())
             models[model.version] = model
     return models
 
 
-CURRENT_MODEL_NAME = "pumpkin-v3"  # the default variant's (96) model: new rounds play it
+CURRENT_MODEL_NAME = "pumpkin-v2"
 
 
 @cache
-def model_named(name: str) -> MathModel:
-    """The published model of that name (a name is one version: a change is a new name)."""
-    for model in registry().values():
-        if model.name == name:
-            return model
-    raise UnknownModelVersion(f"no published math model named {name!r}")
-
-
 def current_model() -> MathModel:
-    return model_named(CURRENT_MODEL_NAME)
+    for model in registry().values():
+        if model.name == CURRENT_MODEL_NAME:
+            return model
+    raise UnknownModelVersion(CURRENT_MODEL_NAME)
 
 
 def model_for(version: str) -> MathModel:

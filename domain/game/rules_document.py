@@ -12,7 +12,6 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from domain.errors import UnknownModelVersion
 from domain.game.board import (
     BOOSTER_LEVEL,
     CLOVER_LEVEL,
@@ -27,12 +26,9 @@ from domain.game.board import (
 )
 from domain.game.line_expectation import base_line_rtp, free_spin_line_rtp
 from domain.game.max_win_odds import cantelli_of, stated_odds
-from domain.game.max_win_odds import published as published_odds
-from domain.game.model import MathModel, all_states, current_model, model_for, state_key
+from domain.game.model import MathModel, all_states, current_model, state_key
 from domain.game.progress import X1, multiplier_of
 from domain.game.symbols import COIN_VALUES, HIGH, LOW
-from domain.game.variants import listing as variant_listing
-from domain.game.variants import variant_named
 
 DISCLOSURES = [
     "The probabilities of triggering the bonuses (Free Spins, Hold & Win) and the unlocked "
@@ -79,21 +75,9 @@ DISCLOSURES_KERNEL_2 = [
 
 
 def disclosures(model: MathModel) -> list[str]:
-    """The disclosures, with the model's own target RTP and max win."""
-    target = float(model.definition.get("target_rtp", 0.96))
-    cap = f"{model.max_win_x_stake:,}"
-    own = [
-        t.replace("96.0%", f"{target:.1%}").replace(f"{MAX_WIN_X_STAKE:,} x", f"{cap} x")
-        for t in DISCLOSURES
-    ]
-    if not model.jackpots:
-        own.append(
-            "This version plays without jackpots: no Jackpot Candy lands and no Grand is paid; "
-            "level 4 unlocks nothing new (at most 4 Pumpkins and 4 Collectors at every level)."
-        )
     if int(model.definition["engine"]["kernel"]) >= 2:
-        return own + DISCLOSURES_KERNEL_2
-    return own
+        return DISCLOSURES + DISCLOSURES_KERNEL_2
+    return list(DISCLOSURES)
 
 
 @cache
@@ -121,31 +105,9 @@ def computed_figures(model_version: str) -> dict[str, Any]:
 
 @cache
 def current_rules_document() -> dict[str, Any]:
-    """The default variant's document, built once per process: it takes a few hundred ms (exact
+    """The current model's document, built once per process: it takes a few hundred ms (exact
     enumerations) and cannot change while the process runs. Callers must not modify it."""
-    return variant_rules_document(None, True)
-
-
-@cache
-def version_rules_document(model_version: str) -> dict[str, Any]:
-    """The document of any published model version, built once per process ({} if unknown)."""
-    try:
-        return rules_document(model_for(model_version))
-    except UnknownModelVersion:
-        return {}
-
-
-@cache
-def variant_rules_document(variant: str | None, jackpots: bool) -> dict[str, Any]:
-    """The document of the model in force: the RTP variant's (None: the default), or its
-    no-jackpot model; with "variant" (the one in force) and "variants" (every one listed).
-    Built once per process; callers must not modify it."""
-    chosen = variant_named(variant)
-    return {
-        **rules_document(chosen.model(jackpots)),
-        "variant": chosen.variant,
-        "variants": variant_listing(),
-    }
+    return rules_document()
 
 
 def rules_document(model: MathModel | None = None) -> dict[str, Any]:
@@ -249,13 +211,11 @@ def rules_document(model: MathModel | None = None) -> dict[str, Any]:
                 zip(("MINI", "MINOR", "MAJOR", "MAXI"), d["jackpot_weights"], strict=True)
             ),
         },
-        "target_rtp": float(d.get("target_rtp", 0.96)),
-        "jackpots": model.jackpots,
+        "target_rtp": 0.96,
         "states": states,
         "max_win": {
-            "x_stake": model.max_win_x_stake,
+            "x_stake": MAX_WIN_X_STAKE,
             "odds": _max_win_odds(states, par),
-            "overall": published_odds(model.version).get("overall"),
         },
         "par_run": {k: par[k] for k in ("master_seed", "generated", "total_spins") if k in par},
         "disclosures": disclosures(model),
@@ -271,9 +231,7 @@ def _state_odds(
     if not figures:
         return None
     seen = (int(simulated["spins"]), int(simulated.get("max_win_hits", 0))) if simulated else None
-    return stated_odds(
-        model.version, key, cantelli_of(figures["max_win_odds"]), seen, model.max_win_x_stake
-    )
+    return stated_odds(model.version, key, cantelli_of(figures["max_win_odds"]), seen)
 
 
 def _max_win_odds(states: list[dict[str, Any]], par: dict[str, Any]) -> dict[str, Any] | None:
@@ -289,7 +247,6 @@ def _max_win_odds(states: list[dict[str, Any]], par: dict[str, Any]) -> dict[str
         "most_likely_state": key,
         "statement": odds["statement"],
         "method": odds["method"],
-        "method_text": odds.get("method_text"),
         "by_state": {k: o["statement"] for k, o in stated},
         "observed_in_simulation": par.get("max_win_odds", {}).get("observed_max_wins"),
     }

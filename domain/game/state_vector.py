@@ -26,9 +26,7 @@ P_CLOVER = 87
 P_COLLECTOR = 88  # Normal Game Collector
 P_BOOSTER = 89
 P_KERNEL = 90  # the model's kernel version (engine.kernel): rules that changed are gated on it
-P_CAP = 91  # the max win per round, in money units (the model's max_win_x_stake x 20)
-P_JACKPOT_LEVEL = 92  # the level that unlocks jackpots: 4, or beyond the meter for no jackpots
-N_PARAMS = 93
+N_PARAMS = 91
 
 # Kernel report (int64), in money units of stake / 20.
 O_WIN = 0

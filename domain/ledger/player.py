@@ -391,11 +391,10 @@ class Player(Aggregate):
         client_seed: str = "",
         at: datetime | None = None,
         free_round: str | None = None,
-        model_version: str | None = None,
     ) -> RoundOutcome:
         """Play and record one whole round: StakePlaced, the engine's facts, RoundSettled.
-        nonce: its place in a committed session (None: a session from before); free_round: a
-        campaign's free round (judged at `at`), unstaked; model_version: None = current."""
+        nonce: the round's place in a committed session (None: a session from before);
+        free_round: a campaign's free round (judged at `at`): nothing is staked from the balance."""
         check_request_id(request_id)
         check_client_seed(client_seed)
         if free_round is not None:
@@ -407,7 +406,7 @@ class Player(Aggregate):
         commitment = entry.seed_commitment or None
         if (nonce is None) != (commitment is None):
             raise ValueError("a committed session's round has a nonce, and only such a round")
-        outcome = play_round(self.progress, stake, seed, model_version)
+        outcome = play_round(self.progress, stake, seed)
         round_id = round_id_of(self.player_id, self.rounds + 1)
         self.trigger_event(
             self.StakePlaced,

@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from domain.game.board import MAX_LEVEL
-from domain.game.model import MathModel
+from domain.game.model import current_model
 from domain.game.progress import X1, X1_5, X3, halves_of, multiplier_of
 from domain.game.rng import SEED_BYTES, keystream
-from domain.game.rules_document import variant_rules_document
-from domain.game.variants import UnknownVariant, model_in_force, variant_named
+from domain.game.rules_document import rules_document
 from domain.ledger.protection import profile_named
 from infrastructure.mathtools.simulator import RunSpec, spec_for
 from infrastructure.mathtools.simulator import simulate as run_simulation
@@ -57,19 +56,6 @@ def state_halves(level: int, hw_mult: float, fs_mult: float) -> tuple[int, int]:
     return halves[0], halves[1]
 
 
-def chosen_model(variant: str | None, no_jackpots: bool) -> MathModel:
-    """The model a command reads: RTP variant `variant` (without it, PUMPKIN_RTP_VARIANT's), its
-    no-jackpot model under --no-jackpots or where PUMPKIN_JURISDICTION forbids jackpots."""
-    from infrastructure.settings import Settings
-
-    settings = Settings()
-    jackpots = not no_jackpots and profile_named(settings.jurisdiction).jackpots
-    try:
-        return model_in_force(variant or settings.rtp_variant, jackpots)
-    except UnknownVariant as error:
-        raise UsageError(str(error)) from None
-
-
 def simulate(
     spins: int,
     level: int,
@@ -80,11 +66,8 @@ def simulate(
     json_out: bool,
     report_dir: Path | None,
     ray_address: str | None = None,
-    variant: str | None = None,
-    no_jackpots: bool = False,
 ) -> int:
     try:
-        model = chosen_model(variant, no_jackpots)
         hw, fs = state_halves(level, hw_mult, fs_mult)
         if spins < 1:
             raise UsageError("--spins must be at least 1")
@@ -93,6 +76,7 @@ def simulate(
     except UsageError as error:
         sys.stderr.write(f"error: {error}\n")
         return 2
+    model = current_model()
     seed_bytes = master_seed(seed)
     every = max(1, spins // _CURVE_POINTS) if report_dir else 0
     spec = spec_for(
@@ -116,7 +100,6 @@ def simulate(
         **({"ray": ray_address} if ray_address is not None else {}),
         **totals.summary(),
     }
-    summary["jackpots_won"] = summary["grand_jackpots"] + summary["jackpot_candies"]
     largest_index = int(summary["largest_win_round_index"])
     summary["largest_win_round_seed"] = (
         seed_bytes[:24] + largest_index.to_bytes(8, "little")
@@ -183,30 +166,15 @@ def _text(s: dict[str, Any]) -> str:
     )
 
 
-def rules(json_out: bool, variant: str | None = None, no_jackpots: bool = False) -> int:
+def rules(json_out: bool) -> int:
     from infrastructure.settings import Settings
 
-    settings = Settings()
-    profile = profile_named(settings.jurisdiction)
-    try:
-        chosen = variant_named(variant or settings.rtp_variant)
-    except UnknownVariant as error:
-        sys.stderr.write(f"error: {error}\n")
-        return 2
-    jackpots = not no_jackpots and profile.jackpots
-    document = {
-        **variant_rules_document(chosen.variant, jackpots),
-        "jurisdiction": profile.document(),
-    }
-    jurisdiction = document["jurisdiction"]
+    jurisdiction = profile_named(Settings().jurisdiction).document()
+    document = {**rules_document(), "jurisdiction": jurisdiction}
     if json_out:
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
         return 0
-    lines = [
-        f"Pumpkin — rules document, model {document['model_version']} (RTP variant "
-        f"{document['variant']}, {document['target_rtp']:.0%})",
-        "",
-    ]
+    lines = [f"Pumpkin — rules document, model {document['model_version']}", ""]
     lines.append("Jurisdiction: " + ", ".join(f"{k} {v}" for k, v in jurisdiction.items()))
     lines.append("Stakes (minor units): " + ", ".join(map(str, document["stakes"])))
     lines.append("Paylines (row on reels 1-5, row 0 at the top):")

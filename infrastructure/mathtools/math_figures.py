@@ -10,8 +10,8 @@ from typing import Any
 
 from domain.game.calculator import state_math
 from domain.game.calculator.state import DEFAULT_SCREENS
-from domain.game.model import MathModel, all_states
-from infrastructure.mathtools.commands import UsageError, chosen_model, state_halves
+from domain.game.model import MathModel, all_states, current_model
+from infrastructure.mathtools.commands import UsageError, state_halves
 
 
 def default_workers() -> int:
@@ -47,8 +47,6 @@ def figures(
 ) -> dict[str, Any]:
     return {
         "model_version": model.version,
-        "max_win_x_stake": model.max_win_x_stake,
-        "jackpots": model.jackpots,
         "states": computed_states(model, states, screens, workers),
     }
 
@@ -60,11 +58,8 @@ def math_command(
     json_out: bool,
     screens: int = DEFAULT_SCREENS,
     workers: int | None = None,
-    variant: str | None = None,
-    no_jackpots: bool = False,
 ) -> int:
     try:
-        model = chosen_model(variant, no_jackpots)
         if screens < 1000:
             raise UsageError("--screens must be at least 1000")
         if workers is not None and workers < 1:
@@ -75,7 +70,7 @@ def math_command(
     except UsageError as error:
         sys.stderr.write(f"error: {error}\n")
         return 2
-    result = figures(model, states, screens, workers or default_workers())
+    result = figures(current_model(), states, screens, workers or default_workers())
     if json_out:
         sys.stdout.write(json.dumps(result) + "\n")
     else:
@@ -103,6 +98,6 @@ def _text(result: dict[str, Any]) -> str:
             f"{s['hold_and_win_one_in']:8.1f} {s['sd']:6.2f} {s['sd_standard_error']:5.2f} "
             f"{s['volatility_index']:6.2f}"
         )
-    lines += ["", f"max win ({result.get('max_win_x_stake', 10_000):,} x stake):"]
+    lines += ["", "max win (10,000 x stake):"]
     lines += [f"{s['state']:16} {s['max_win_odds']['statement']}" for s in result["states"]]
     return "\n".join([*lines, ""])

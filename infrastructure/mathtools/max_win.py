@@ -32,7 +32,7 @@ from domain.game import tilts as T
 from domain.game.board import MAX_WIN_X_STAKE
 from domain.game.draws import TALLY_WORDS
 from domain.game.model import MathModel, all_states, current_model, load_definition, state_key
-from domain.game.state_vector import P_CAP, UNITS_PER_STAKE
+from domain.game.state_vector import UNITS_PER_STAKE
 from domain.game.statistics import Z99
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +40,6 @@ log = structlog.get_logger()
 
 Z99_ONE_SIDED = 2.3263478740408408
 CAP_UNITS = MAX_WIN_X_STAKE * UNITS_PER_STAKE
-NO_CAP_UNITS = 2**50  # a cap no round reaches: the rounds' whole wins
 TAIL_X_STAKE = (500, 1000, 2500, 5000, MAX_WIN_X_STAKE)
 DEFAULT_ROUNDS = 400_000  # the final run, per state
 PILOT_ROUNDS = 20_000  # each cross-entropy iteration, per route
@@ -111,12 +110,11 @@ def refine(
     route: str,
     rounds: int,
     target_units: int = CAP_UNITS,
-    iterations: int = PILOT_ITERATIONS,
 ) -> tuple[np.ndarray, list[dict[str, Any]]]:
     """The route's starting tilt refined by multilevel cross-entropy on pilot rounds."""
     Q = T.starting_tilt(P, route)
     history: list[dict[str, Any]] = []
-    for iteration in range(iterations):
+    for iteration in range(PILOT_ITERATIONS):
         key = _phase_key(seed, f":pilot:{route}:{iteration}")
         wins, log_weights, _ = _play(P, state, key, [Q], [1.0], [rounds])
         ranked = np.sort(wins)[::-1]
@@ -137,27 +135,6 @@ def refine(
         )
         Q = T.cross_entropy_update(P, Q, tallies, T.tempered(elite_log_weights))
     return Q, history
-
-
-def uncapped(P: np.ndarray) -> np.ndarray:
-    """The parameters with the max-win cap lifted out of reach."""
-    lifted = P.copy()
-    lifted[P_CAP] = NO_CAP_UNITS
-    lifted.setflags(write=False)
-    return lifted
-
-
-def cap_excess(wins: np.ndarray, log_weights: np.ndarray, cap_x_stake: int) -> dict[str, Any]:
-    """E[(W - cap)+] x stake and its standard error, from weighted uncapped rounds."""
-    over = np.maximum(wins - cap_x_stake * UNITS_PER_STAKE, 0) / UNITS_PER_STAKE
-    y = over * np.exp(log_weights)
-    n = y.size
-    return {
-        "cap_x_stake": cap_x_stake,
-        "x_stake": float(y.mean()),
-        "standard_error": float(y.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,
-        "rounds_over": int((over > 0).sum()),
-    }
 
 
 def _log10_figure(x: float) -> float | None:
@@ -196,23 +173,17 @@ def estimate_state(
     state: tuple[int, int, int],
     rounds: int = DEFAULT_ROUNDS,
     pilot_rounds: int = PILOT_ROUNDS,
-    target_x_stake: int | None = None,
-    iterations: int = PILOT_ITERATIONS,
+    target_x_stake: int = MAX_WIN_X_STAKE,
 ) -> dict[str, Any]:
-    """The odds of a round win of `target_x_stake` or more (the model's max win unless told) in
-    one state, with the tail at the thresholds of TAIL_X_STAKE, E[(W - cap)+] (what the cap
-    keeps back, W the uncapped round win) and the run's diagnostics. The rounds are played
-    with the cap lifted, so that W is whole; P(W >= cap) is the same event either way."""
-    cap = model.max_win_x_stake
-    target_x_stake = target_x_stake or cap
+    """The odds of a round win of `target_x_stake` or more (the max win unless told) in one
+    state, with the tail at the thresholds of TAIL_X_STAKE and the run's diagnostics."""
     target_units = target_x_stake * UNITS_PER_STAKE
     started = time.process_time()
     key = state_key(*state)
-    P = uncapped(model.params(*state))
+    P = model.params(*state)
     seed = state_seed(model, key)
     refined = {
-        route: refine(P, state, seed, route, pilot_rounds, target_units, iterations)
-        for route in T.ROUTES
+        route: refine(P, state, seed, route, pilot_rounds, target_units) for route in T.ROUTES
     }
     tilts = [P, *(refined[route][0] for route in T.ROUTES)]
     defensive = max(1, round(DEFENSIVE_SHARE * rounds))
@@ -222,11 +193,8 @@ def estimate_state(
     shares = [c / n for c in counts]
     wins, log_weights, _ = _play(P, state, _phase_key(seed, ":final"), tilts, shares, counts)
     tail = {
-        str(x): {
-            **_tail_entry(I.tail_estimate(wins, log_weights, x * UNITS_PER_STAKE)),
-            "excess": cap_excess(wins, log_weights, x),
-        }
-        for x in sorted({*TAIL_X_STAKE, cap, target_x_stake})
+        str(x): _tail_entry(I.tail_estimate(wins, log_weights, x * UNITS_PER_STAKE))
+        for x in TAIL_X_STAKE
     }
     top = I.tail_estimate(wins, log_weights, target_units)
     mean, mean_se = I.weight_mean(log_weights)
@@ -245,7 +213,6 @@ def estimate_state(
         "weight_mean": mean,
         "weight_mean_standard_error": mean_se,
         "tail": tail,
-        "cap_excess": cap_excess(wins, log_weights, cap),
         "cross_entropy": {route: refined[route][1] for route in T.ROUTES},
         "seed": seed.hex(),
         "cpu_seconds": round(time.process_time() - started, 1),
@@ -253,9 +220,9 @@ def estimate_state(
     }
 
 
-def _job(args: tuple[str, tuple[int, int, int], int, int, int]) -> dict[str, Any]:
-    model_json, state, rounds, pilot, iterations = args
-    return estimate_state(load_definition(model_json), state, rounds, pilot, None, iterations)
+def _job(args: tuple[str, tuple[int, int, int], int, int]) -> dict[str, Any]:
+    model_json, state, rounds, pilot = args
+    return estimate_state(load_definition(model_json), state, rounds, pilot)
 
 
 def estimate_all(
@@ -264,11 +231,10 @@ def estimate_all(
     pilot_rounds: int = PILOT_ROUNDS,
     workers: int = 2,
     only: list[str] | None = None,
-    iterations: int = PILOT_ITERATIONS,
 ) -> dict[str, Any]:
     states = [s for s in all_states() if not only or state_key(*s) in only]
     model_json = json.dumps(model.definition)
-    jobs = [(model_json, s, rounds, pilot_rounds, iterations) for s in states]
+    jobs = [(model_json, s, rounds, pilot_rounds) for s in states]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         results = {}
         for figures in pool.map(_job, jobs):
@@ -283,7 +249,7 @@ def estimate_all(
             )
     return {
         "model_version": model.version,
-        "x_stake": model.max_win_x_stake,
+        "x_stake": MAX_WIN_X_STAKE,
         "rounds_per_state": rounds,
         "pilot_rounds": pilot_rounds,
         "method": method_text(rounds, pilot_rounds),

@@ -9,7 +9,6 @@ from domain.game.max_win_odds import (
     RELIABLE_EFFECTIVE_HITS,
     RELIABLE_RELATIVE_ERROR,
     cantelli_of,
-    published,
     stated_odds,
 )
 from infrastructure.mathtools.par_lab_view import lab_view_section, ordered_keys
@@ -22,10 +21,7 @@ def markdown(math_figures: dict[str, Any], par: dict[str, Any]) -> str:
         "# PAR report: Pumpkin",
         "",
         f"Model `{par['model_version']}`, generated {par['generated']} by "
-        f"`python -m infrastructure.mathtools.par_report --spins {n}` with the live engine. "
-        f"Target RTP {par.get('target_rtp', 0.96):.2%} in every state"
-        + ("" if par.get("jackpots", True) else "; no jackpots (the no-jackpot model)")
-        + ".",
+        f"`python -m infrastructure.mathtools.par_report --spins {n}` with the live engine.",
         "",
         "Computed figures (`pumpkin math`, the calculator: skeletons and the symbols that decide "
         "line wins and Clover Moon Swap enumerated exactly, Hold & Win by a Markov chain, Free "
@@ -117,20 +113,9 @@ def _verdict_lines(par: dict[str, Any]) -> list[str]:
 def max_win_section(version: str, computed: dict[str, Any], simulated: dict[str, Any]) -> list[str]:
     """The max win's odds per state: what is published (domain.game.max_win_odds), the
     importance-sampling run behind it, Cantelli's bound and the simulation's count."""
-    cap = int(next(iter(computed.values()))["max_win_odds"].get("x_stake", 10_000))
-    overall = published(version).get("overall")
     lines = [
-        f"## Max win ({cap:,} x stake)",
+        "## Max win (10,000 x stake)",
         "",
-        *(
-            [
-                f"Overall, a long-run player meets it about once in {overall['one_in']:,.0f} "
-                f"rounds ({overall['method']}).",
-                "",
-            ]
-            if overall and overall.get("one_in")
-            else []
-        ),
         "Importance sampling (`python -m infrastructure.mathtools.max_win`, docs/MATH.md): "
         "rounds of the live kernel drawn from the model and two tilts refined by the "
         "cross-entropy method, each weighted by its exact likelihood ratio. Published where it "
@@ -149,7 +134,7 @@ def max_win_section(version: str, computed: dict[str, Any], simulated: dict[str,
         c = computed[key]
         s = simulated.get(key, {})
         seen = (int(s["spins"]), int(s.get("max_win_hits", 0))) if s else None
-        odds = stated_odds(version, key, cantelli_of(c["max_win_odds"]), seen, cap)
+        odds = stated_odds(version, key, cantelli_of(c["max_win_odds"]), seen)
         m = odds["importance_sampling"] or {}
         low, high = m.get("log10_ci99") or (None, None)
         error = m.get("relative_standard_error")

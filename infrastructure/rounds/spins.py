@@ -155,7 +155,7 @@ class SpinCommands:
             seed = secrets.token_bytes(32)
         player.spin(
             session_id, stake, order.request_id, seed, nonce, order.client_seed, now,
-            free_round=order.free_round, model_version=self.rules.model_version(),
+            free_round=order.free_round,
         )
         played = round_view(round_event_payload(e) for e in player.pending_events if in_round(e))
         self.wallet.with_round(work, order, taken, played)

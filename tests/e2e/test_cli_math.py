@@ -113,38 +113,3 @@ def test_simulate_ray_without_the_ray_extra_says_how_to_install_it() -> None:
     assert b"pip install -e '.[ray]'" in done.stderr, done.stderr
     assert b"Traceback" not in done.stderr + done.stdout, done.stderr
     assert done.stdout == b""
-
-
-def test_simulate_prints_jackpots_won_and_none_under_no_jackpots() -> None:
-    import pytest
-
-    from domain.game.variants import variant_named
-
-    if variant_named("96").no_jackpot_model_name is None:
-        pytest.skip("the 96 variant's no-jackpot model is not built yet")
-    args = ("simulate", "--spins", "3000", "--level", "5", "--hw-mult", "3", "--json")
-    with_jackpots = json.loads(pumpkin(*args, "--seed", "jp").stdout)
-    assert with_jackpots["jackpots_won"] == (
-        with_jackpots["jackpot_candies"] + with_jackpots["grand_jackpots"]
-    )
-    done = pumpkin(*args, "--seed", "jp", "--no-jackpots")
-    assert done.returncode == 0, done.stderr
-    without = json.loads(done.stdout)
-    assert without["jackpots_won"] == 0
-    assert without["model_version"] == variant_named("96").model(False).version
-
-
-def test_math_and_rules_read_the_variant_asked_for() -> None:
-    from domain.game.variants import variants
-
-    for variant in variants():
-        done = pumpkin("math", "--level", "3", "--screens", "1000", "--json",
-                       "--variant", variant.variant)
-        assert done.returncode == 0, done.stderr
-        figures = json.loads(done.stdout)
-        assert figures["model_version"] == variant.model(True).version
-        assert abs(figures["states"][0]["rtp"] - variant.rtp) <= 0.0001
-        document = json.loads(pumpkin("rules", "--json", "--variant", variant.variant).stdout)
-        assert document["variant"] == variant.variant
-    unknown = pumpkin("math", "--level", "0", "--variant", "97")
-    assert unknown.returncode == 2 and b"97" in unknown.stderr

@@ -87,10 +87,11 @@ def test_serve_refuses_a_port_another_server_holds(tmp_path: Path) -> None:
     assert f"127.0.0.1:{port} is already in use" in result.stderr
 
 
-def test_serve_refuses_an_rtp_variant_that_is_not_listed(tmp_path: Path) -> None:
+def test_serve_refuses_de_while_the_model_in_force_plays_jackpots(tmp_path: Path) -> None:
     try:
-        result = _serve(tmp_path, "--port", str(_free_port()), PUMPKIN_RTP_VARIANT="97")
+        result = _serve(tmp_path, "--port", str(_free_port()), PUMPKIN_JURISDICTION="de")
     except subprocess.TimeoutExpired:
-        pytest.fail("serve started with an RTP variant that is not listed")
+        pytest.fail("serve started de with a model that plays jackpots")
     assert result.returncode == 2
-    assert "PUMPKIN_RTP_VARIANT=97" in result.stderr and "no RTP variant '97'" in result.stderr
+    assert "PUMPKIN_JURISDICTION=de" in result.stderr
+    assert "no jackpot round may be served" in result.stderr

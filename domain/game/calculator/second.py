@@ -53,7 +53,7 @@ def reel_stats_with_coin(
 @njit(cache=True)
 def feature_square(stats, level, hwm, collector, f1, f2, g):
     """E[(C + H + F)^2 | skeleton], units squared; hwm the Hold & Win multiplier."""
-    p_hw, c1, c2, cross = hold_and_win_cross(stats, g.hw_level, g.respin_mean, g.respin_second)
+    p_hw, c1, c2, cross = hold_and_win_cross(stats, level, g.respin_mean, g.respin_second)
     ev = 0.0
     spread = 0.0
     for reel in range(5):

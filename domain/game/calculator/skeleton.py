@@ -123,7 +123,7 @@ def _screen(
     stats = np.empty((5, 6))
     for reel in range(5):
         stats[reel] = g.reel_stats[free_per_reel[reel]]
-    p_hw, c1, c2, _ = hold_and_win_cross(stats, g.hw_level, g.respin_mean, g.respin_second)
+    p_hw, c1, c2, _ = hold_and_win_cross(stats, level, g.respin_mean, g.respin_second)
     out[S_HW] += p * p_hw
     out[S_HW_MEAN] += p * c1 * hw / 2
     out[S_HW_SECOND] += p * c2 * hw * hw / 4

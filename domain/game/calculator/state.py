@@ -38,7 +38,7 @@ from domain.game.calculator.skeleton import (
     free_spin_skeletons,
 )
 from domain.game.calculator.swap import whole_screens
-from domain.game.max_win_odds import published_cap_excess, stated_odds
+from domain.game.max_win_odds import stated_odds
 from domain.game.model import MathModel, state_key
 from domain.game.rng import new_generator
 from domain.game.state_vector import LINE_BET_UNITS, UNITS_PER_STAKE
@@ -59,7 +59,6 @@ class Inputs(NamedTuple):
     p_activation: float
     p_clover: float
     kernel: int  # the model's kernel version: its rules that changed
-    hw_level: int  # the level as Hold & Win's jackpots see it (3 at most in a no-jackpot model)
     coin_mean: float  # E[coin value of a free cell], units
     reel_stats: np.ndarray  # by free cells on a reel: see hold_and_win.reel_start_stats
     coin_stats: np.ndarray  # the same with one more cell known to be a coin
@@ -123,15 +122,8 @@ def _seed(label: str) -> bytes:
 
 
 def state_math(
-    model: MathModel,
-    level: int,
-    hw_halves: int,
-    fs_halves: int,
-    screens: int = DEFAULT_SCREENS,
-    cap_excess: tuple[float, float] | None = None,
+    model: MathModel, level: int, hw_halves: int, fs_halves: int, screens: int = DEFAULT_SCREENS
 ) -> StateMath:
-    """`cap_excess`: E[(W - cap)+] and its standard error, x stake, where the model's cap is one
-    it reaches (by default the importance-sampling figure published beside the model)."""
     d = model.definition
     key = state_key(level, hw_halves, fs_halves)
     table = model.state(level, hw_halves, fs_halves)
@@ -187,7 +179,7 @@ def state_math(
     coin = d["base_weights"][-1] / sum(d["base_weights"])
     mu, var = coin_units(d["coin_value_weights"])
     activation = table["activation_ppm"] / 1e6
-    chain = respins(d, model.jackpot_level(level), int(params[L.P_HW_ACTIVATION]))
+    chain = respins(d, level, int(params[L.P_HW_ACTIVATION]))
     inputs = Inputs(
         p_scatter=table["scatter_ppm"] / 1e6,
         p_wild=table["wild_reels_ppm"] / 1e6,
@@ -197,7 +189,6 @@ def state_math(
         p_activation=activation,
         p_clover=table["clover_ppm"] / 1e6,
         kernel=int(d["engine"]["kernel"]),
-        hw_level=model.jackpot_level(level),
         coin_mean=coin * mu,
         reel_stats=np.array([reel_start_stats(n, coin, activation, mu, var) for n in range(4)]),
         coin_stats=np.array([reel_stats_with_coin(n, coin, activation, mu, var) for n in range(4)]),
@@ -225,7 +216,7 @@ def state_math(
         tables.coin_split,
         inputs.reel_stats,
         inputs.coin_stats,
-        model.jackpot_level(level),
+        level,
         chain.mean,
         chain.second,
         mu,
@@ -258,9 +249,6 @@ def state_math(
         "hold_and_win": float(acc[S_HW_MEAN]) / unit,
         "free_spins": float(acc[S_FS_MEAN]) / unit,
     }
-    excess, excess_se = cap_excess or published_cap_excess(model.version, key)
-    if model.max_win_x_stake < MAX_WIN_X_STAKE:  # a cap the model reaches: what it keeps back
-        parts["max_win_cap"] = -excess
     rtp = sum(parts.values())
     second = square / unit**2
     sd = math.sqrt(max(0.0, second - rtp * rtp))
@@ -269,7 +257,7 @@ def state_math(
     return StateMath(
         key=key,
         rtp=rtp,
-        rtp_standard_error=excess_se if "max_win_cap" in parts else 0.0,
+        rtp_standard_error=0.0,
         rtp_parts=parts,
         hit_frequency=1.0 - zero,
         hit_frequency_standard_error=0.0,
@@ -285,9 +273,7 @@ def state_math(
         sd_standard_error=sd_se,
         base_lines_sd=math.sqrt(max(0.0, lines_second / unit**2 - (lines / unit) ** 2)),
         volatility_index=VOLATILITY_Z * sd,
-        max_win_odds=stated_odds(
-            model.version, key, _cantelli(rtp, sd, model.max_win_x_stake), cap=model.max_win_x_stake
-        ),
+        max_win_odds=stated_odds(model.version, key, _cantelli(rtp, sd)),
         method={
             "base_lines": "exact: every skeleton enumerated, lines in closed form",
             "normal_game_collector": "exact: expectation over skeletons",
@@ -344,13 +330,13 @@ def _base_whole_screens(
     return zero, clover
 
 
-def _cantelli(mean: float, sd: float, cap: int = MAX_WIN_X_STAKE) -> dict[str, Any]:
+def _cantelli(mean: float, sd: float) -> dict[str, Any]:
     """An upper bound that holds for any distribution with this mean and deviation (Cantelli's
     one-sided inequality): P(W >= cap) <= sd^2 / (sd^2 + (cap - mean)^2)."""
-    t = cap - mean
+    t = MAX_WIN_X_STAKE - mean
     bound = sd * sd / (sd * sd + t * t)
     return {
-        "x_stake": cap,
+        "x_stake": MAX_WIN_X_STAKE,
         "probability_at_most": bound,
         "one_in_at_least": 1 / bound,
         "method": "Cantelli's one-sided inequality from the computed mean and standard deviation "

@@ -9,14 +9,8 @@ import math
 from functools import cache
 from typing import Any
 
-import numpy as np
-from numba import njit
-
-from domain.game.kernel import play
 from domain.game.model import current_model
-from domain.game.rng import STATE_WORDS
-from domain.game.simulation import BUCKET_EDGES_X, rekey_round, run_key
-from domain.game.state_vector import N_OUT, O_WIN
+from domain.game.simulation import BUCKET_EDGES_X
 from domain.game.statistics import Z99
 from infrastructure.mathtools import max_win as M
 from infrastructure.mathtools.simulator import simulate, spec_for
@@ -84,46 +78,3 @@ def test_published_figures_cover_every_state_with_seeds_from_the_model_version()
             assert state["rounds"] >= 100_000
             if state["log10_probability"] is not None:
                 assert state["log10_ci99"][1] >= state["log10_probability"]
-
-
-@njit
-def _wins(master_key, P, level, hw, fs, rounds, wins):  # type: ignore[no-untyped-def]
-    rng = np.zeros(STATE_WORDS, dtype=np.uint32)
-    key = run_key(master_key)
-    out = np.zeros(N_OUT, dtype=np.int64)
-    trace = np.zeros(1, dtype=np.int64)
-    for n in range(rounds):
-        rekey_round(rng, key, n)
-        play(rng, P, level, hw, fs, trace, False, out)
-        wins[n] = out[O_WIN]
-
-
-def test_what_the_cap_keeps_back_agrees_with_plain_simulation_at_a_lower_cap() -> None:
-    """E[(W - t)+] of the uncapped round win at t = 500 x: the estimator's figure against the
-    mean of 10^6 plain rounds' own excess (the estimator plays with the cap lifted)."""
-    level, hw, fs = STATE
-    P = M.uncapped(current_model().params(*STATE))
-    seed = hashlib.sha256(b"cap-excess-validation").digest()
-    wins = np.zeros(SPINS, dtype=np.int64)
-    _wins(np.frombuffer(seed, dtype="<u4").astype(np.int64), P, level, hw, fs, SPINS, wins)
-    over = np.maximum(wins - THRESHOLD_X * 20, 0) / 20
-    plain, plain_se = float(over.mean()), float(over.std(ddof=1) / math.sqrt(SPINS))
-    assert (over > 0).sum() >= 50
-    excess = estimated()["cap_excess"]
-    assert excess["cap_x_stake"] == current_model().max_win_x_stake
-    at = estimated()["tail"][str(THRESHOLD_X)]["excess"]
-    sampled, sampled_se = at["x_stake"], at["standard_error"]
-    assert abs(sampled - plain) <= Z99 * math.hypot(plain_se, sampled_se), (sampled, plain)
-
-
-def test_a_capped_round_pays_the_cap_and_the_uncapped_one_the_whole_win() -> None:
-    model = current_model()
-    P = model.params(*STATE)
-    seed = hashlib.sha256(b"cap-excess-validation").digest()
-    key = np.frombuffer(seed, dtype="<u4").astype(np.int64)
-    capped = np.zeros(200_000, dtype=np.int64)
-    whole = np.zeros(200_000, dtype=np.int64)
-    _wins(key, P, *STATE, 200_000, capped)
-    _wins(key, M.uncapped(P), *STATE, 200_000, whole)
-    cap = model.max_win_x_stake * 20
-    assert (capped == np.minimum(whole, cap)).all()

@@ -76,9 +76,8 @@ def test_collections_count_each_coin_once_per_collector_and_each_jackpot_once() 
             assert p["collected"] == coins + jackpots + grand
 
 
-def test_the_round_stops_at_the_models_max_win() -> None:
+def test_the_round_stops_at_ten_thousand_times_the_stake() -> None:
     wild_free_spins = model_with(
-        max_win_x_stake=10_000,
         free_spin_weights=[0] * 9 + [1],
         free_spins_scatter_ppm=0,
         states={
