@@ -19,6 +19,7 @@ from typing import Any
 
 from domain.ledger.merkle import Frontier
 from infrastructure.store.event_rows import EventRows
+from infrastructure.store.persistence import SCHEMA_LOCK
 
 LEAVES = "pumpkin_log_leaves"
 NODES = "pumpkin_log_nodes"
@@ -61,6 +62,8 @@ class LogStore:
             "line TEXT NOT NULL, PRIMARY KEY (tree_size, line))",
         ]
         with self.rows.datastore.transaction(commit=True) as cursor:
+            if self.rows.postgres:  # processes creating them at once race in the catalog
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             for statement in statements:
                 cursor.execute(statement)
         self._ready = True

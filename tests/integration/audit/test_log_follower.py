@@ -109,3 +109,17 @@ def test_the_log_follows_where_the_read_models_run_never_beside_a_worker_that_an
     finally:
         stop()
     assert "pumpkin-log" not in {t.name for t in threading.enumerate()}
+
+
+def test_processes_creating_the_log_tables_at_once_do_not_collide(store_url: str) -> None:
+    """A replay page asking for a proof while the follower first creates the log's tables (two
+    CREATE TABLE IF NOT EXISTS at once collide in PostgreSQL's catalog: the page answered 503)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from infrastructure.store.event_rows import EventRows
+    from infrastructure.transparency.log_store import LogStore
+
+    with PumpkinApplication.from_url(store_url) as app:
+        stores = [LogStore(EventRows(app.store)) for _ in range(6)]
+        with ThreadPoolExecutor(6) as pool:
+            assert list(pool.map(lambda s: s.position(), stores)) == [(0, 0)] * 6
