@@ -46,8 +46,13 @@ class PauseWatch:
             lag.observe(max(0.0, time.perf_counter() - asked))
 
     def _on_collection(self, phase: str, info: dict[str, Any]) -> None:
-        if phase == "start":
-            self._collecting_since = time.perf_counter()
+        # A collection can start at any depth, even at the recursion limit (a hostile body nested
+        # thousands deep being parsed): there a pause's sample is dropped, never an error raised.
+        try:
+            if phase == "start":
+                self._collecting_since = time.perf_counter()
+                return
+            pause = time.perf_counter() - self._collecting_since
+            self._metrics.gc_pause.labels(str(info["generation"])).observe(pause)
+        except RecursionError:
             return
-        pause = time.perf_counter() - self._collecting_since
-        self._metrics.gc_pause.labels(str(info["generation"])).observe(pause)
