@@ -14,13 +14,19 @@ from projections.recorders import Sql
 WHEN = datetime(2026, 11, 30, 12, tzinfo=UTC)
 
 
-def test_every_event_of_a_wallet_account_names_the_player_its_opening_named() -> None:
+def audit_view_on_sqlite() -> tuple[sqlite3.Connection, sqlite3.Cursor, AuditTrailView]:
+    """An audit trail view with its tables in a fresh in-memory SQLite database."""
     connection = sqlite3.connect(":memory:")
     connection.row_factory = sqlite3.Row
     cursor = connection.cursor()
     view = AuditTrailView()
     for statement in view.ddl():
         cursor.execute(SQLITE.ddl(statement))
+    return connection, cursor, view
+
+
+def test_every_event_of_a_wallet_account_names_the_player_its_opening_named() -> None:
+    connection, cursor, view = audit_view_on_sqlite()
     opened = RecordedEvent(1, "wallet-1", 1, "Opened", WHEN, {"player_id": "ann", "prev_hash": ""})
     view.apply(Sql(cursor, SQLITE), [opened])
     later = AuditTrailView()  # a restarted runner: it knows the stream from the table
@@ -33,12 +39,7 @@ def test_every_event_of_a_wallet_account_names_the_player_its_opening_named() ->
 def test_a_batch_applied_again_after_a_rollback_still_writes_its_streams_player() -> None:
     # The runner's database connection was cut mid-batch: the transaction rolled back, the view
     # object (and what it remembered) lived on, and the batch is applied again.
-    connection = sqlite3.connect(":memory:")
-    connection.row_factory = sqlite3.Row
-    cursor = connection.cursor()
-    view = AuditTrailView()
-    for statement in view.ddl():
-        cursor.execute(SQLITE.ddl(statement))
+    connection, cursor, view = audit_view_on_sqlite()
     connection.commit()
     opened = RecordedEvent(1, "wallet-1", 1, "Opened", WHEN, {"player_id": "ann", "prev_hash": ""})
     view.apply(Sql(cursor, SQLITE), [opened])
