@@ -62,7 +62,7 @@ def read_since_file(text: str) -> None:
 
 def verify_since(application: Any, note: str, log_key: str) -> dict[str, Any]:
     """The report of verify --since (the keys of verify's, with "since" beside "log")."""
-    from infrastructure.audit.verification import check_stream, fair_totals
+    from infrastructure.audit.verification import check_stream, fair_totals, stores_report
 
     rows = EventRows(application)
     store = LogStore(rows)
@@ -86,20 +86,10 @@ def verify_since(application: Any, note: str, log_key: str) -> dict[str, Any]:
     view, view_problems = compare_balance_view(rows, results, single=True)
     problems.extend(view_problems)
     fair = fair_totals(results)
-    return {
-        "ok": not problems,
-        "events_checked": sum(r.events for r in results),
-        "rounds_rederived": sum(r.rounds for r in results),
-        "streams_checked": len(results),
-        "players_checked": sum(1 for r in results if r.player_id is not None),
-        "balance_view": view,
-        "fair_sessions": fair,
-        "burned_nonces": fair.get("burned_nonces", 0),
-        "problems_total": len(problems),
-        "problems": problems,
-        "log": section,
-        "checkpoints": section["checkpoints"],
-    }
+    report = stores_report(results, problems, view, fair)
+    report["log"] = section
+    report["checkpoints"] = section["checkpoints"]
+    return report
 
 
 def _anchor(store: LogStore, kept: Checkpoint, log_key: str,

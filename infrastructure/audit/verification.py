@@ -243,18 +243,8 @@ def verify_store(
         problems.extend(section.pop("problems"))
         for result in results:
             result.leaves = []
-    report = {
-        "ok": not problems,
-        "events_checked": sum(r.events for r in results),
-        "rounds_rederived": sum(r.rounds for r in results),
-        "streams_checked": len(results),
-        "players_checked": sum(1 for r in results if r.player_id is not None),
-        "balance_view": view,
-        "fair_sessions": fair,
-        "burned_nonces": fair.get("burned_nonces", 0),
-        "problems_total": len(problems),
-        "problems": problems[:MAX_PROBLEMS],
-    }
+    report = stores_report(results, problems, view, fair)
+    report["problems"] = problems[:MAX_PROBLEMS]
     if section is not None:
         report["log"] = section
         report["checkpoints"] = section["checkpoints"]
@@ -268,6 +258,24 @@ class LogAnchor:
     note: str | None = None
     log_key: str | None = None
     witness_keys: list[str] = field(default_factory=list)
+
+
+def stores_report(
+    results: list[StreamResult], problems: list[dict[str, Any]], view: Any, fair: dict[str, int]
+) -> dict[str, Any]:
+    """What a verify (whole, or --since) answers about the streams it checked."""
+    return {
+        "ok": not problems,
+        "events_checked": sum(r.events for r in results),
+        "rounds_rederived": sum(r.rounds for r in results),
+        "streams_checked": len(results),
+        "players_checked": sum(1 for r in results if r.player_id is not None),
+        "balance_view": view,
+        "fair_sessions": fair,
+        "burned_nonces": fair.get("burned_nonces", 0),
+        "problems_total": len(problems),
+        "problems": problems,
+    }
 
 
 def fair_totals(results: list[StreamResult]) -> dict[str, int]:
