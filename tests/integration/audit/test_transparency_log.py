@@ -182,14 +182,16 @@ def test_the_fast_leaf_from_stored_bytes_is_the_leaf_of_the_decoded_event(
     played(service, "ivy", 40)
     service.withdraw("ivy", 5, "w")
     rows = EventRows(service)
-    taken = 0
+    taken = total = 0
     for row in rows.rows_after(0, 10_000):
+        total += 1
         slow = leaf_of_row(service.mapper.to_domain_event, row)
         fast = fast_leaf(row, service.mapper.transcoder)
         if fast is not None:
             taken += 1
             assert fast == slow
-    assert taken > 200  # the product's own events take the fast way
+    # the product's own events take the fast way (how many a round emits is the seed's luck)
+    assert taken > 100 and taken * 10 >= total * 9, (taken, total)
 
 
 def test_a_row_that_names_its_own_digest_is_not_believed(
